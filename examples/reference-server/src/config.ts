@@ -1,0 +1,24 @@
+/** The reference deployment's settings, read from the environment (reference-deployment §7). */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Path of a seed file to load at start, or null for the demo account. */
+  seedPath: string | null;
+  databaseUrl: string | null;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  return {
+    port: readPort(env.PORT),
+    host: env.HOST || '127.0.0.1',
+    seedPath: env.TILECAST_SEED || null,
+    databaseUrl: env.DATABASE_URL || null,
+  };
+}
+
+function readPort(value: string | undefined): number {
+  if (value === undefined || value === '') return 8080;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0-65535, got "${value}"`);
+  return port;
+}

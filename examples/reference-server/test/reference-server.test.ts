@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
+import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+
+const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+/** Runs the built `npm start` entry and collects its output until `done` matches. */
+async function runMain(env: Record<string, string>, done: RegExp): Promise<{ child: ChildProcess; output: string }> {
+  const child = spawn(process.execPath, [main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const deadline = Date.now() + 15_000;
+  while (!done.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not print ${done}:\n${output}`);
+    await Promise.race([once(child.stdout!, 'data'), once(child, 'exit')]);
+  }
+  return { child, output };
+}
+
+describe('reference server', () => {
+  const running: ChildProcess[] = [];
+  const servers: ReferenceServer[] = [];
+  afterEach(async () => {
+    for (const child of running.splice(0)) child.kill('SIGTERM');
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  it('npm start prints a demo token and a curl line that starts an activity', async () => {
+    const { child, output } = await runMain({ PORT: '0', HOST: '127.0.0.1' }, /OpenAPI: /);
+    running.push(child);
+    const curl = /curl -X PATCH (\S+) -H 'Authorization: Token (\S+)' -H 'Content-Type: application\/json' -d '(.+)'/.exec(output);
+    expect(curl, output).not.toBeNull();
+    const [, url, token, body] = curl!;
+    const reply = await fetch(url!, { method: 'PATCH', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({ state: 'ONGOING', content: { template: 'progress' } });
+  });
+
+  it('refuses DATABASE_URL loudly until PostgreSQL storage exists', async () => {
+    const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '0', DATABASE_URL: 'postgres://x' }, stdio: 'pipe' });
+    let output = '';
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(output).toContain('DATABASE_URL');
+  });
+
+  it('loads a seed file (TILECAST_SEED) as an upsert', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tilecast-seed-'));
+    const seedPath = join(dir, 'seed.json');
+    await writeFile(
+      seedPath,
+      JSON.stringify({
+        accounts: [
+          {
+            id: 'acme',
+            token: 'tok_acme_1',
+            subscription: 'active',
+            activity_quota: 2,
+            devices: [{ id: 'acme-phone', token: 'dev_acme_phone' }],
+            activities: [{ slug: 'build', template: 'progress', dismissal_delay_s: 0 }],
+            widgets: [{ slug: 'lights', template: 'switchboard', stale_after: null, privacy: 'visible', shared_with: ['guest-phone'] }],
+          },
+          { id: 'guest', token: 'tok_guest_1', devices: [{ id: 'guest-phone', token: 'dev_guest_phone' }] },
+        ],
+      }),
+    );
+    const config = readConfig({ PORT: '0', TILECAST_SEED: seedPath });
+    const server = await startReferenceServer(config, { info() {}, warn() {}, error() {} });
+    servers.push(server);
+    const reply = await fetch(`${server.url}/widget/lights`, {
+      method: 'PATCH',
+      headers: { authorization: 'Token tok_acme_1', 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { template: 'switchboard', actions: [{ id: 'hall', label: 'Hall', kind: 'toggle', on: true }] } }),
+    });
+    expect(reply.status).toBe(200);
+    // Loading the same seed again is an upsert, not an error.
+    await expect(server.tilecast.loadSeed(JSON.parse(await (await import('node:fs/promises')).readFile(seedPath, 'utf8')))).resolves.toBeDefined();
+  });
+
+  it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
+    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null });
+    expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+  });
+});

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { type GetHandles, T0, count, either, newAccount, newWidget, uid } from '../harness.js';
+
+const map = (n: number): Record<string, unknown> => ({
+  '*': { url: `https://example.com/hooks/${n}`, method: 'POST', headers: { 'X-Token': `t${n}` }, body: null },
+  lights: { url: 'https://example.com/lights?x={{value}}', secret: `whsec_${n}` },
+});
+
+export function webhookTests(get: GetHandles): void {
+  it('getWebhookMap is {} for a widget without one and null for a missing widget', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
+    expect(await storage.getWebhookMap(account.id, uid('missing'))).toBeNull();
+  });
+
+  it('setWebhookMap replaces the whole map; false (and nothing created) for a missing widget', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    expect(await storage.setWebhookMap(account.id, widget.slug, map(1))).toBe(true);
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual(map(1));
+    const replacement = { ping: { url: 'https://example.org/' } };
+    expect(await storage.setWebhookMap(account.id, widget.slug, replacement)).toBe(true);
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual(replacement);
+    expect(await storage.setWebhookMap(account.id, widget.slug, {})).toBe(true);
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
+    const missing = uid('missing');
+    expect(await storage.setWebhookMap(account.id, missing, map(2))).toBe(false);
+    expect(await storage.getWebhookMap(account.id, missing)).toBeNull();
+    expect(await storage.getWidget(account.id, missing)).toBeNull();
+  });
+
+  it('the webhook map survives content updates and same-template definition changes', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    await storage.setWebhookMap(account.id, widget.slug, map(3));
+    await storage.setWidgetContent(account.id, widget.slug, { content: { a: 1 }, staleAfter: null, now: T0 });
+    await storage.putWidget({ accountId: account.id, slug: widget.slug, template: widget.template, staleAfter: 120, privacy: 'visible' });
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual(map(3));
+  });
+
+  it('claimWebhookDelivery: true for the first claim of an (event, entry) pair only', async () => {
+    const { storage } = get();
+    const event = randomUUID();
+    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-a', T0, T0 + 5_000)).toBe(true);
+    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-a', T0 + 1, T0 + 5_000)).toBe(false);
+    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-b', T0 + 2, T0 + 5_000)).toBe(false);
+    expect(await storage.claimWebhookDelivery(event, '*', 'instance-b', T0, T0 + 5_000)).toBe(true);
+    expect(await storage.claimWebhookDelivery(randomUUID(), 'lights', 'instance-b', T0, T0 + 5_000)).toBe(true);
+  });
+
+  it('concurrent claims from two handles and many instance ids: exactly one winner', async () => {
+    const handles = get();
+    const event = randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        either(handles, i).claimWebhookDelivery(event, 'lights', `instance-${i % 3}`, T0, T0 + 5_000),
+      ),
+    );
+    expect(count(results, (r) => r)).toBe(1);
+  });
+
+  it('outcomes are recorded per entry: last success and last failure, each null until it happens', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    await storage.setWebhookMap(account.id, widget.slug, map(4));
+    expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
+    const t = (s: number) => new Date(T0 + s * 1_000).toISOString();
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'success', t(1));
+    expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({
+      lights: { lastSuccessAt: t(1), lastFailureAt: null },
+    });
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'failure', t(2));
+    await storage.recordWebhookOutcome(account.id, widget.slug, '*', 'failure', t(3));
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'success', t(4));
+    expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({
+      lights: { lastSuccessAt: t(4), lastFailureAt: t(2) },
+      '*': { lastSuccessAt: null, lastFailureAt: t(3) },
+    });
+    // Another widget of the same account has its own outcomes.
+    const other = await newWidget(storage, account.id);
+    expect(await storage.getWebhookOutcomes(account.id, other.slug)).toEqual({});
+  });
+
+  it('outcomes of a missing widget: recording is a no-op, reading gives {}', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const slug = uid('missing');
+    await storage.recordWebhookOutcome(account.id, slug, '*', 'success', new Date(T0).toISOString());
+    expect(await storage.getWebhookOutcomes(account.id, slug)).toEqual({});
+    expect(await storage.getWidget(account.id, slug)).toBeNull();
+  });
+
+  it('deleteWidget removes the map and its outcomes', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    await storage.setWebhookMap(account.id, widget.slug, map(5));
+    await storage.recordWebhookOutcome(account.id, widget.slug, '*', 'success', new Date(T0).toISOString());
+    expect(await storage.deleteWidget(account.id, widget.slug)).toBe(true);
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toBeNull();
+    expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
+    await storage.putWidget({ accountId: account.id, slug: widget.slug, template: widget.template, staleAfter: 300, privacy: 'visible' });
+    expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
+    expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
+  });
+}

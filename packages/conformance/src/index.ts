@@ -1,0 +1,69 @@
+import { describe, it } from 'vitest';
+import { accountTests } from './concerns/accounts.js';
+import { activityTests } from './concerns/activities.js';
+import { activityQuotaTests } from './concerns/activity-quota.js';
+import { copyTests } from './concerns/copies.js';
+import { deviceTests } from './concerns/devices.js';
+import { eventTests } from './concerns/events.js';
+import { leaseTests } from './concerns/leases.js';
+import { pressDedupTests } from './concerns/press-dedup.js';
+import { purgeTests } from './concerns/purge.js';
+import { tokenBucketTests } from './concerns/token-buckets.js';
+import { webhookTests } from './concerns/webhooks.js';
+import { widgetThrottleTests } from './concerns/widget-throttle.js';
+import { widgetTests } from './concerns/widgets.js';
+import { type GetHandles, type StorageConformanceOptions, useHandles } from './harness.js';
+
+export type { GetHandles, Handles, StorageConformanceOptions } from './harness.js';
+
+/** The concerns of the suite, by the id used in `skip`. */
+export const storageConcerns = {
+  accounts: { title: 'accounts', define: accountTests },
+  activities: { title: 'activities', define: activityTests },
+  activityQuota: { title: 'activity quota under concurrency', define: activityQuotaTests },
+  widgets: { title: 'widgets and shares', define: widgetTests },
+  devices: { title: 'devices', define: deviceTests },
+  events: { title: 'event log', define: eventTests },
+  leases: { title: 'event-stream leases', define: leaseTests },
+  tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },
+  pressDedup: { title: 'press de-duplication', define: pressDedupTests },
+  widgetThrottle: { title: 'widget push throttle', define: widgetThrottleTests },
+  webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
+  purge: { title: 'purgeExpired', define: purgeTests },
+  copies: { title: 'records are copies', define: copyTests },
+} satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
+
+export type StorageConcern = keyof typeof storageConcerns;
+
+/**
+ * Declares the shared `Storage` conformance suite (vitest `describe`/`it`): one `describe`
+ * per concern, each on its own store from `options.create()`. Tests use random ids and
+ * explicit times, so they need no cleanup and may share one database.
+ *
+ * A concern listed in `options.skip` is reported as a skipped test whose title carries the
+ * written reason; an unknown concern id or an empty reason is an error.
+ */
+export function runStorageConformance(options: StorageConformanceOptions): void {
+  const skip = options.skip ?? {};
+  for (const [concern, reason] of Object.entries(skip)) {
+    if (!(concern in storageConcerns)) {
+      throw new Error(`runStorageConformance: unknown concern "${concern}" in skip (known: ${Object.keys(storageConcerns).join(', ')})`);
+    }
+    if (typeof reason !== 'string' || reason.trim() === '') {
+      throw new Error(`runStorageConformance: skipping "${concern}" needs a written reason`);
+    }
+  }
+
+  describe(`Storage conformance: ${options.name}`, () => {
+    for (const [concern, { title, define }] of Object.entries(storageConcerns)) {
+      describe(title, () => {
+        const reason = skip[concern];
+        if (reason !== undefined) {
+          it.skip(`${concern} skipped: ${reason}`, () => {});
+          return;
+        }
+        define(useHandles(options));
+      });
+    }
+  });
+}

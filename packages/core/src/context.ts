@@ -1,0 +1,14 @@
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { DeviceFanout } from './services/device-fanout.js';
+import type { Storage } from './storage/storage.js';
+
+/** What handlers and services share: everything is owned by one `createTilecast` call. */
+export interface TilecastContext {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  devices: DeviceFanout;
+  /** The generated OpenAPI document (built once per instance). */
+  openapi(): object;
+}

@@ -1,0 +1,45 @@
+/**
+ * Every refusal the service can give, as a typed value. Services throw a
+ * `TilecastError` carrying one of these; `http/error-response.ts` is the one place
+ * that turns them into statuses and bodies.
+ */
+
+/** One item of a FastAPI-style `{detail: [...]}` body. Never carries the offending input. */
+export interface FieldError {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export type ServiceError =
+  | { kind: 'unauthorized' }
+  | { kind: 'subscription_required' }
+  | { kind: 'activity_not_found' }
+  | { kind: 'widget_not_found' }
+  | { kind: 'template_mismatch' }
+  | { kind: 'validation'; errors: FieldError[] }
+  | { kind: 'too_many_ongoing_activities' }
+  | { kind: 'invalid_widget_content' }
+  | { kind: 'payload_too_large' }
+  | { kind: 'unsupported_media_type' }
+  | { kind: 'too_many_event_streams' }
+  | { kind: 'invalid_subject_filter'; value: string }
+  | { kind: 'too_many_presses' }
+  | { kind: 'route_not_found' }
+  | { kind: 'method_not_allowed'; allow: string[] };
+
+export class TilecastError extends Error {
+  constructor(readonly error: ServiceError) {
+    super(error.kind);
+    this.name = 'TilecastError';
+  }
+}
+
+/** Shorthand for throwing a typed refusal. */
+export function fail(error: ServiceError): never {
+  throw new TilecastError(error);
+}
+
+export function isTilecastError(value: unknown): value is TilecastError {
+  return value instanceof TilecastError;
+}

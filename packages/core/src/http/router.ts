@@ -1,0 +1,63 @@
+import type { ServiceError } from '../errors.js';
+import type { CoreRequest, CoreResult } from './types.js';
+
+export type RouteParams = Record<string, string>;
+export type RouteHandler<C> = (context: C, request: CoreRequest, params: RouteParams) => Promise<CoreResult>;
+
+export interface Route<C> {
+  method: string;
+  /** Path pattern with `:name` segments, e.g. `/activity/:slug`. */
+  pattern: string;
+  handler: RouteHandler<C>;
+}
+
+export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams } | { error: ServiceError };
+
+interface CompiledRoute<C> extends Route<C> {
+  segments: string[];
+}
+
+/** A tiny exact-segment router: no regexes, no wildcards, so matching stays cheap and predictable. */
+export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => RouteMatch<C> {
+  const compiled: CompiledRoute<C>[] = routes.map((route) => ({ ...route, segments: split(route.pattern) }));
+  return (request) => {
+    const segments = split(request.path);
+    const allow: string[] = [];
+    for (const route of compiled) {
+      const params = matchSegments(route.segments, segments);
+      if (params === null) continue;
+      if (route.method === request.method) return { handler: route.handler, params };
+      allow.push(route.method);
+    }
+    return allow.length > 0 ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
+  };
+}
+
+function split(path: string): string[] {
+  return path.split('/').slice(1);
+}
+
+function matchSegments(pattern: string[], actual: string[]): RouteParams | null {
+  if (pattern.length !== actual.length) return null;
+  const params: RouteParams = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i]!;
+    const segment = actual[i]!;
+    if (expected.startsWith(':')) {
+      if (segment === '') return null;
+      params[expected.slice(1)] = decodeSegment(segment);
+    } else if (expected !== segment) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Percent-decodes a path segment; a malformed escape stays as written (it then matches no slug). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The neutral seam between an HTTP framework and the core. Adapters translate
+ * their request into a `CoreRequest` and write the `CoreResult` back; every status
+ * code and rule lives in the core.
+ */
+
+export type HeaderValue = string | string[] | undefined;
+
+export interface CoreRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Path relative to where Tilecast is mounted, starting with `/`, without query. */
+  path: string;
+  query: URLSearchParams;
+  /** Header names in lower case. */
+  headers: Record<string, HeaderValue>;
+  /** The request body, read lazily by the core (which decides if and how to read it). */
+  body: RequestBody;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+}
+
+export type RequestBody =
+  /**
+   * Raw bytes, read on demand. `read(limit)` resolves with the whole body, or with
+   * `'too_large'` as soon as more than `limit` bytes are announced or received (the
+   * rest is not buffered).
+   */
+  | { kind: 'stream'; read(limit: number): Promise<Uint8Array | 'too_large'> }
+  /** A body the host framework already parsed (e.g. express.json()), with its byte size if known. */
+  | { kind: 'parsed'; value: unknown; byteLength?: number };
+
+export interface SseSink {
+  /** Writes raw SSE text; resolves once the transport accepted it (after `drain` if needed). */
+  write(text: string): Promise<void>;
+  /** Bytes queued and not yet flushed to the client. */
+  readonly bufferedBytes: number;
+  /** Aborted when the client disconnects or the stream is ended. */
+  readonly signal: AbortSignal;
+  /** Ends the response. Idempotent. */
+  end(): void;
+}
+
+export type CoreResult =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number; headers?: Record<string, string> }
+  | { kind: 'sse'; headers?: Record<string, string>; run(sink: SseSink): Promise<void> };

@@ -1,0 +1,14 @@
+export { createTilecast } from './tilecast.js';
+export type { Tilecast, TilecastOptions } from './tilecast.js';
+export * from './errors.js';
+export * from './clock.js';
+export * from './logger.js';
+export * from './management/index.js';
+export { generateToken, hashToken } from './auth/tokens.js';
+export { createRecordingTransport, nullTransport } from './transport/recording-transport.js';
+export type { RecordedPush, RecordingTransport } from './transport/recording-transport.js';
+export { WIDGET_PUSH_WINDOW_MS } from './services/device-fanout.js';
+export { WIDGET_CONTENT_MAX_BYTES } from './services/widgets.js';
+export type * from './http/types.js';
+export type * from './storage/index.js';
+export type * from './transport/device-transport.js';

@@ -1,0 +1,143 @@
+/**
+ * valibot → `components.schemas`, once for requests (input) and once for responses
+ * (output), FastAPI style: a component whose two shapes are equal appears once as
+ * `Name`; otherwise as `Name-Input` and `Name-Output`.
+ *
+ * Output shapes. @valibot/to-json-schema 1.8 has `typeMode: 'input' | 'output'`, but it
+ * only chooses which end of a pipe to convert; it does not know that an optional field
+ * with a default is always present in the output. The service echoes every field (null
+ * where unset), so in output mode `overrideSchema` marks every property required and
+ * drops `null` from fields that a non-null default replaces.
+ */
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { discriminatedInfo } from '../schemas/index.js';
+import type { NamedSchema } from './components.js';
+
+export type Mode = 'input' | 'output';
+
+const COMPONENTS = '#/components/schemas/';
+
+/**
+ * Rules checked by code, not expressible (or not worth expressing) as JSON Schema:
+ * cross-field checks, `-0`, calendar validity, finiteness (JSON has no Infinity anyway).
+ */
+const IGNORED_ACTIONS = ['check', 'partial_check', 'raw_check', 'finite'];
+
+export interface ComponentSchemas {
+  /** Ready for `components.schemas`. */
+  schemas: Record<string, JsonSchema>;
+  /** `{$ref}` to a component as used in `mode`. */
+  ref(name: string, mode: Mode): { $ref: string };
+}
+
+export function convertComponents(named: readonly NamedSchema[]): ComponentSchemas {
+  const converted = { input: convertMode(named, 'input'), output: convertMode(named, 'output') };
+  const split = namesThatDiffer(named.map((entry) => entry.name), converted.input, converted.output);
+  const finalName = (name: string, mode: Mode): string => (split.has(name) ? `${name}-${mode === 'input' ? 'Input' : 'Output'}` : name);
+
+  const schemas: Record<string, JsonSchema> = {};
+  for (const { name } of named) {
+    for (const mode of split.has(name) ? (['input', 'output'] as const) : (['input'] as const)) {
+      schemas[finalName(name, mode)] = renameRefs(converted[mode][name]!, (target) => finalName(target, mode));
+    }
+  }
+  return { schemas, ref: (name, mode) => ({ $ref: `${COMPONENTS}${finalName(name, mode)}` }) };
+}
+
+/** Every named schema of one mode, refs written `#/components/schemas/<name>` for now. */
+function convertMode(named: readonly NamedSchema[], mode: Mode): Record<string, JsonSchema> {
+  const definitions: Record<string, v.GenericSchema> = {};
+  const nameOf = new Map<unknown, string>();
+  for (const entry of named) {
+    const schema = mode === 'output' ? (entry.output ?? entry.input) : entry.input;
+    definitions[entry.name] = schema;
+    nameOf.set(schema, entry.name);
+  }
+  const config: ConversionConfig = {
+    target: 'draft-2020-12',
+    typeMode: mode,
+    errorMode: 'throw', // a schema the generator cannot describe fails the build (and the tests)
+    ignoreActions: IGNORED_ACTIONS,
+    overrideRef: ({ referenceId }) => `${COMPONENTS}${referenceId}`,
+    overrideSchema: (context) => overrideSchema(context, mode, nameOf, config),
+  };
+  const all = toJsonSchemaDefs(definitions, config);
+  // Converting a `v.lazy` also stores whatever its getter returns for `undefined` under a
+  // numbered id; those are replaced by `oneOf` below and never referenced. Keep the named.
+  return Object.fromEntries(named.map((entry) => [entry.name, all[entry.name]!]));
+}
+
+function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<unknown, string>, config: ConversionConfig): JsonSchema | undefined {
+  const union = discriminatedInfo(context.valibotSchema);
+  if (union !== undefined) {
+    return { oneOf: Object.values(union.branches).map((branch) => branchSchema(branch, nameOf, config)) };
+  }
+  if (mode === 'output') return outputShape(context);
+  return undefined;
+}
+
+/** A named branch is a `$ref`; an unnamed one (like the icon's plain string) is inlined. */
+function branchSchema(branch: v.GenericSchema, nameOf: Map<unknown, string>, config: ConversionConfig): JsonSchema {
+  const name = nameOf.get(branch);
+  if (name !== undefined) return { $ref: `${COMPONENTS}${name}` };
+  const { $schema: _schema, $defs: _defs, ...inline } = toJsonSchema(branch, config);
+  return inline;
+}
+
+function outputShape({ valibotSchema, jsonSchema }: OverrideSchemaContext): JsonSchema | undefined {
+  if (jsonSchema.type === 'object' && jsonSchema.properties !== undefined) {
+    return { ...jsonSchema, required: Object.keys(jsonSchema.properties) };
+  }
+  // `v.nullish(X, default)` with a non-null default: null in, never null out.
+  const fallback = (valibotSchema as { default?: unknown }).default;
+  if (valibotSchema.type === 'nullish' && fallback !== null && fallback !== undefined && Array.isArray(jsonSchema.anyOf)) {
+    const [wrapped] = jsonSchema.anyOf;
+    return { ...(wrapped as JsonSchema), default: jsonSchema.default };
+  }
+  return undefined;
+}
+
+/** Names whose input and output shapes differ, directly or through a component they use. */
+function namesThatDiffer(names: string[], input: Record<string, JsonSchema>, output: Record<string, JsonSchema>): Set<string> {
+  const differ = new Set(names.filter((name) => JSON.stringify(input[name]) !== JSON.stringify(output[name])));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const name of names) {
+      if (differ.has(name)) continue;
+      const uses = [...refsIn(input[name]), ...refsIn(output[name])];
+      if (uses.some((target) => differ.has(target))) {
+        differ.add(name);
+        grew = true;
+      }
+    }
+  }
+  return differ;
+}
+
+/** Component names referenced anywhere inside `schema`. */
+export function refsIn(schema: unknown): string[] {
+  const found: string[] = [];
+  walk(schema, (node) => {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENTS)) found.push(node.$ref.slice(COMPONENTS.length));
+  });
+  return found;
+}
+
+function renameRefs(schema: JsonSchema, rename: (name: string) => string): JsonSchema {
+  const copy = structuredClone(schema);
+  walk(copy, (node) => {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENTS)) node.$ref = `${COMPONENTS}${rename(node.$ref.slice(COMPONENTS.length))}`;
+  });
+  return copy;
+}
+
+function walk(value: unknown, visit: (node: Record<string, unknown>) => void): void {
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, visit);
+  } else if (typeof value === 'object' && value !== null) {
+    visit(value as Record<string, unknown>);
+    for (const child of Object.values(value)) walk(child, visit);
+  }
+}

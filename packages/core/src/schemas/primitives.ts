@@ -1,0 +1,126 @@
+/**
+ * The small schemas every content schema is built from. They encode the hardening rules
+ * of reference-deployment §2/§9 once: strict objects, no coercion, finite numbers, safe
+ * integers, RFC 3339 timestamps, and "an explicit null on an optional field means absent".
+ */
+import * as v from 'valibot';
+import { MSG } from './messages.js';
+import { hasOffset, isDateTime } from './timestamp.js';
+
+/** A JSON object: not an array, not a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+type Run = (dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) => v.OutputDataset<unknown, v.BaseIssue<unknown>>;
+
+/**
+ * `v.strictObject` with two fixes:
+ * - valibot accepts arrays as objects (`typeof [] === 'object'`); here they are a
+ *   `dict_type` error, like any other non-object;
+ * - valibot reports only the first unknown key; pydantic reports each one, and so do we.
+ * Unknown keys include `__proto__`, `constructor` and `prototype`: only declared keys are
+ * copied to the output, so none of them can reach a prototype.
+ */
+export function strict<const TEntries extends v.ObjectEntries>(entries: TEntries): v.StrictObjectSchema<TEntries, undefined> {
+  const schema = v.strictObject(entries);
+  const run = schema['~run'] as Run;
+  const guarded: Run = function (this: unknown, dataset, config) {
+    const input = dataset.value;
+    // Run the original on `null` so the type issue has valibot's usual shape.
+    if (!isPlainObject(input)) return run.call(this, { value: null }, config);
+    const result = run.call(this, dataset, config);
+    reportEveryUnknownKey(result, input, entries);
+    return result;
+  };
+  return Object.assign(schema, { '~run': guarded }) as v.StrictObjectSchema<TEntries, undefined>;
+}
+
+function reportEveryUnknownKey(dataset: v.OutputDataset<unknown, v.BaseIssue<unknown>>, input: Record<string, unknown>, entries: v.ObjectEntries): void {
+  const issues = dataset.issues as v.BaseIssue<unknown>[] | undefined;
+  const first = issues?.find((issue) => issue.expected === 'never' && issue.path?.length === 1 && issue.path[0]!.input === input);
+  if (issues === undefined || first === undefined) return; // abortEarly stopped before the key check
+  const firstItem = first.path![0]!;
+  for (const key of Object.keys(input)) {
+    if (Object.hasOwn(entries, key) || key === firstItem.key) continue;
+    const path: [v.IssuePathItem] = [{ ...firstItem, key, value: input[key] } as v.IssuePathItem];
+    issues.push({ ...first, input: key, received: JSON.stringify(key), path });
+  }
+}
+
+/** Optional field whose absence and explicit `null` both mean "unset": echoed as `null`. */
+export function orNull<const TSchema extends v.GenericSchema>(schema: TSchema): v.NullishSchema<TSchema, null> {
+  return v.nullish(schema, null);
+}
+
+/** A number, never a numeric string, never NaN or ±Infinity. */
+export function finiteNumber() {
+  return v.pipe(v.number(), v.finite());
+}
+
+/** 0.0 to 1.0 inclusive: progress values. */
+export function fraction() {
+  return v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1));
+}
+
+export function atLeast(minimum: number) {
+  return v.pipe(v.number(), v.finite(), v.minValue(minimum));
+}
+
+export function between(minimum: number, maximum: number) {
+  return v.pipe(v.number(), v.finite(), v.minValue(minimum), v.maxValue(maximum));
+}
+
+export function greaterThan(bound: number) {
+  return v.pipe(v.number(), v.finite(), v.gtValue(bound));
+}
+
+/**
+ * A safe integer. `60.0` is the number 60 once parsed, so it is accepted; `"60"`, `1.5`,
+ * `-0` and integers beyond 2^53 are refused (each as `int_type`).
+ */
+export function integer() {
+  return v.pipe(v.number(MSG.int), v.safeInteger(MSG.int), v.check((value: number) => !Object.is(value, -0), MSG.int));
+}
+
+/** A string of at most `maximum` characters (UTF-16 units, as everywhere in the spec). */
+export function text(maximum: number) {
+  return v.pipe(v.string(), v.maxLength(maximum));
+}
+
+/** A string of `minimum` to `maximum` characters. */
+export function textBetween(minimum: number, maximum: number) {
+  return v.pipe(v.string(), v.minLength(minimum), v.maxLength(maximum));
+}
+
+/** RFC 3339 date-time with an offset (`Z` or `±hh:mm`), kept as sent. */
+export function timestamp() {
+  return v.pipe(
+    v.string(),
+    v.check(isDateTime, MSG.datetime),
+    v.check(hasOffset, MSG.timezone),
+    v.metadata({ format: 'date-time' }),
+  );
+}
+
+/** `tap_url`: any absolute URI (custom app schemes included), 1 to 256 characters. */
+export function uri() {
+  return v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.url());
+}
+
+/** An absolute `https://` URL of at most 256 characters. */
+export function httpsUrl() {
+  return v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.url(), v.startsWith('https://', MSG.httpsScheme));
+}
+
+/** Path items for issues raised by list-level rules, pointing at `input[key]`. */
+export function objectItem(input: object, key: string): v.IssuePathItem {
+  const record = input as Record<string, unknown>;
+  return { type: 'object', origin: 'value', input: record, key, value: record[key] };
+}
+
+export function arrayItem(input: unknown[], key: number): v.IssuePathItem {
+  return { type: 'array', origin: 'value', input, key, value: input[key] };
+}

@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+import { iconField } from '../blocks.js';
+import { Color } from '../enums.js';
+import { valueError } from '../messages.js';
+import { atLeast, between, finiteNumber, orNull, strict, text } from '../primitives.js';
+import { widgetFields } from './common.js';
+
+/** A producer; `name` null means solar. Power in W, `today` in kWh. */
+export const EnergySource = strict({
+  name: orNull(text(64)),
+  power: atLeast(0),
+  today: orNull(atLeast(0)),
+  icon: iconField,
+  color: orNull(Color),
+});
+
+/** `power` positive: importing, negative: exporting. */
+export const GridNode = strict({
+  power: finiteNumber(),
+  today: orNull(atLeast(0)),
+});
+
+/** `power` positive: charging, negative: discharging. */
+export const BatteryNode = strict({
+  power: finiteNumber(),
+  level: orNull(between(0, 100)),
+});
+
+export const HomeNode = strict({
+  power: atLeast(0),
+  today: orNull(atLeast(0)),
+});
+
+export const energyWidgetSchema = v.pipe(
+  strict({
+    ...widgetFields('energy'),
+    sources: orNull(v.pipe(v.array(EnergySource), v.maxLength(3))),
+    grid: orNull(GridNode),
+    battery: orNull(BatteryNode),
+    home: orNull(HomeNode),
+  }),
+  v.check(
+    (content) => (content.sources?.length ?? 0) > 0 || content.grid !== null || content.battery !== null || content.home !== null,
+    valueError('at least one source or one of grid, battery and home is required'),
+  ),
+);
+
+export type EnergyWidgetInput = v.InferInput<typeof energyWidgetSchema>;
+export type EnergyWidgetOutput = v.InferOutput<typeof energyWidgetSchema>;

@@ -1,0 +1,114 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { ActivityRecord, ActivityTransition, WidgetRecord } from '../storage/records.js';
+import type { Storage } from '../storage/storage.js';
+import type { DeviceTransport } from '../transport/device-transport.js';
+
+/** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
+export const WIDGET_PUSH_WINDOW_MS = 2_000;
+
+export interface DeviceFanout {
+  /** Pushes an activity's new state to every device of its account (no-op for `none`). */
+  activityChanged(activity: ActivityRecord, transition: ActivityTransition): void;
+  /** Pushes a widget's latest content, throttled per widget. */
+  widgetChanged(widget: WidgetRecord): void;
+  /** Resolves once every push and trailing push started so far has settled (tests, shutdown). */
+  idle(): Promise<void>;
+  /** Cancels pending trailing pushes. */
+  close(): void;
+}
+
+interface FanoutDeps {
+  storage: Storage;
+  transport: DeviceTransport;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Sends accepted updates to devices in the background: the publisher's request never
+ * waits for devices, and one failing device never fails the request nor the others.
+ */
+export function createDeviceFanout({ storage, transport, clock, logger }: FanoutDeps): DeviceFanout {
+  const inFlight = new Set<Promise<unknown>>();
+  const timers = new Set<unknown>();
+
+  const track = (work: Promise<unknown>): void => {
+    const settled = work.catch((error: unknown) => logger.error('device push failed', { error: String(error) }));
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+  };
+
+  const sendEach = async (deviceIds: string[], send: (deviceId: string) => Promise<void>): Promise<void> => {
+    const results = await Promise.allSettled(deviceIds.map((id) => send(id)));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') logger.warn('push to a device failed', { deviceId: deviceIds[i] });
+    });
+  };
+
+  const pushActivity = async (activity: ActivityRecord, phase: 'start' | 'update' | 'end'): Promise<void> => {
+    const devices = await storage.listAccountDevices(activity.accountId);
+    const push = {
+      owner: activity.accountId,
+      slug: activity.slug,
+      phase,
+      state: activity.state,
+      content: activity.content,
+      dismissal_delay_s: activity.dismissalDelayS,
+    };
+    await sendEach(devices.map((d) => d.id), (id) => transport.pushActivity(id, push));
+  };
+
+  const pushWidget = async (widget: WidgetRecord): Promise<void> => {
+    if (widget.updatedAt === null) return;
+    const [own, shared] = await Promise.all([
+      storage.listAccountDevices(widget.accountId),
+      storage.listWidgetShares(widget.accountId, widget.slug),
+    ]);
+    const viewers = [...new Set([...own.map((d) => d.id), ...shared])];
+    const push = {
+      owner: widget.accountId,
+      slug: widget.slug,
+      content: widget.content,
+      stale_after: widget.staleAfter,
+      updated_at: widget.updatedAt,
+      privacy: widget.privacy,
+    };
+    await sendEach(viewers, (id) => transport.pushWidget(id, push));
+  };
+
+  /** At the window's end, whoever owns the trailing push sends the latest stored content. */
+  const trailingPush = async (accountId: string, slug: string, key: string): Promise<void> => {
+    if (!(await storage.claimTrailingPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS))) return;
+    const latest = await storage.getWidget(accountId, slug);
+    if (latest) await pushWidget(latest);
+  };
+
+  const throttledWidgetPush = async (widget: WidgetRecord): Promise<void> => {
+    const key = `${widget.accountId}/${widget.slug}`;
+    const claim = await storage.claimWidgetPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS);
+    if (claim.send === 'now') return pushWidget(widget);
+    if (claim.trailingScheduled) return;
+    const handle = clock.setTimeout(() => {
+      timers.delete(handle);
+      track(trailingPush(widget.accountId, widget.slug, key));
+    }, Math.max(0, claim.at - clock.now()));
+    timers.add(handle);
+  };
+
+  return {
+    activityChanged(activity, transition) {
+      if (transition !== 'none') track(pushActivity(activity, transition));
+    },
+    widgetChanged(widget) {
+      track(throttledWidgetPush(widget));
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    close() {
+      for (const handle of timers) clock.clearTimeout(handle);
+      timers.clear();
+    },
+  };
+}

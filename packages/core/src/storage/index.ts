@@ -1,0 +1,2 @@
+export type { Storage } from './storage.js';
+export type * from './records.js';

@@ -1,0 +1,103 @@
+/**
+ * Plain records kept by a `Storage`. They are JSON-serialisable so that every
+ * store (memory, PostgreSQL) can hold them as they are.
+ */
+
+export type Subscription = 'active' | 'none';
+export type ActivityStateName = 'IDLE' | 'ONGOING';
+export type WidgetPrivacy = 'visible' | 'hidden_when_locked';
+
+export interface AccountRecord {
+  id: string;
+  /** SHA-256 hex of the API token; the token itself is never stored. */
+  tokenHash: string;
+  subscription: Subscription;
+  /** Maximum number of concurrently live (ONGOING) activities. */
+  activityQuota: number;
+}
+
+export interface ActivityRecord {
+  accountId: string;
+  slug: string;
+  template: string;
+  dismissalDelayS: number;
+  /** Last stored state; `IDLE` before the first update. */
+  state: ActivityStateName;
+  /** True between a start (first ONGOING) and the next IDLE. Counts against the quota. */
+  live: boolean;
+  /** Last stored (validated, normalised) content, or null before the first update. */
+  content: unknown;
+  /** ISO 8601 time of the last update, or null. */
+  updatedAt: string | null;
+}
+
+export interface WidgetRecord {
+  accountId: string;
+  slug: string;
+  template: string;
+  staleAfter: number | null;
+  privacy: WidgetPrivacy;
+  content: unknown;
+  updatedAt: string | null;
+}
+
+export interface DeviceRecord {
+  id: string;
+  accountId: string;
+  /** SHA-256 hex of the device token. */
+  tokenHash: string;
+}
+
+/** The definition part of an activity, as set in the app. */
+export interface ActivityDefinition {
+  accountId: string;
+  slug: string;
+  template: string;
+  dismissalDelayS: number;
+}
+
+/** The definition part of a widget, as set in the app. */
+export interface WidgetDefinition {
+  accountId: string;
+  slug: string;
+  template: string;
+  staleAfter: number | null;
+  privacy: WidgetPrivacy;
+}
+
+/** What an activity update did to the lifecycle (drives the device push). */
+export type ActivityTransition = 'start' | 'update' | 'end' | 'none';
+
+export type ActivityUpdateResult =
+  | { ok: true; activity: ActivityRecord; transition: ActivityTransition }
+  | { ok: false; reason: 'not_found' | 'quota_exceeded' };
+
+/** An event as kept in the account-scoped log (the envelope is opaque to storage). */
+export interface StoredEvent {
+  /** Position in the account's log; rises in commit order, starting at 1. */
+  position: number;
+  /** The event envelope's `id`. */
+  id: string;
+  /** `<kind>/<slug>` of the envelope's subject, for filtering. */
+  subject: string;
+  type: string;
+  /** Epoch milliseconds after which the event is never delivered nor replayed. */
+  expiresAt: number;
+  envelope: Record<string, unknown>;
+}
+
+/** One token bucket of a rate-limit check. */
+export interface TokenBucketRule {
+  /** Bucket identity, e.g. `press:dev:<device>:<owner>/<slug>`. */
+  key: string;
+  /** Burst size: the bucket starts full with this many tokens. */
+  capacity: number;
+  /** Milliseconds to refill one token. */
+  refillMs: number;
+}
+
+export type PushClaim =
+  /** Send now; the window runs until `windowEndsAt`. */
+  | { send: 'now'; windowEndsAt: number }
+  /** A window is running: the caller must make sure a trailing push goes out at `at`. */
+  | { send: 'later'; at: number; trailingScheduled: boolean };

@@ -1,0 +1,216 @@
+import type {
+  AccountRecord,
+  ActivityDefinition,
+  ActivityRecord,
+  ActivityStateName,
+  ActivityUpdateResult,
+  DeviceRecord,
+  PushClaim,
+  StoredEvent,
+  Subscription,
+  TokenBucketRule,
+  WidgetDefinition,
+  WidgetRecord,
+} from './records.js';
+
+/**
+ * Everything Tilecast keeps. One interface for the whole service, implemented by
+ * `@tilecast/storage-memory` and `@tilecast/storage-postgres`, and checked by the
+ * shared conformance suite.
+ *
+ * Rules every implementation follows:
+ * - Operations marked **ATOMIC** MUST behave as one indivisible step even when
+ *   several Tilecast instances share the store (PostgreSQL: one statement, or one
+ *   transaction behind a row or advisory lock; memory: no `await` between the read
+ *   and the write). Never read, decide in JavaScript, then write.
+ * - Time never comes from the store's own clock: operations that depend on time take
+ *   `now` (epoch milliseconds) from the caller's injected clock.
+ * - Records returned are copies: mutating them never changes the store.
+ * - Account ids, slugs and device ids are compared exactly (case-sensitive).
+ */
+export interface Storage {
+  // ── accounts ──────────────────────────────────────────────────────────────
+  /** Creates or replaces an account (seed loading is an upsert). */
+  upsertAccount(account: AccountRecord): Promise<void>;
+  /** Deletes an account with its activities, widgets, devices, shares and events. */
+  deleteAccount(accountId: string): Promise<boolean>;
+  getAccount(accountId: string): Promise<AccountRecord | null>;
+  findAccountByTokenHash(tokenHash: string): Promise<AccountRecord | null>;
+  /** Replaces the token hash; the old token stops matching at once. False if no such account. */
+  setAccountTokenHash(accountId: string, tokenHash: string): Promise<boolean>;
+  /** Changes subscription and/or quota. False if no such account. */
+  updateAccount(
+    accountId: string,
+    patch: { subscription?: Subscription; activityQuota?: number },
+  ): Promise<boolean>;
+
+  // ── activities ────────────────────────────────────────────────────────────
+  /**
+   * Creates an activity, or changes the definition (template, dismissal delay) of an
+   * existing one, keeping its state and content when the template is unchanged and
+   * resetting them (not live, no content) when it changes.
+   */
+  putActivity(definition: ActivityDefinition): Promise<void>;
+  deleteActivity(accountId: string, slug: string): Promise<boolean>;
+  getActivity(accountId: string, slug: string): Promise<ActivityRecord | null>;
+  /**
+   * **ATOMIC.** Applies a validated update with the lifecycle of reference-deployment §4:
+   * - `ONGOING` on a not-live activity starts it (`transition: 'start'`), but only if the
+   *   account's live activities stay within its `activityQuota`, else
+   *   `{ok: false, reason: 'quota_exceeded'}` and nothing changes;
+   * - `ONGOING` on a live one: `'update'`; `IDLE` on a live one: `'end'` (no longer live);
+   *   `IDLE` on a not-live one: `'none'` (stored, pushed nowhere).
+   * The quota check and the state change are one step: N concurrent starts against a
+   * quota Q yield exactly min(N, Q) successes, across instances.
+   */
+  applyActivityUpdate(
+    accountId: string,
+    slug: string,
+    update: { state: ActivityStateName; content: unknown; now: number },
+  ): Promise<ActivityUpdateResult>;
+
+  // ── widgets ───────────────────────────────────────────────────────────────
+  /**
+   * Creates a widget, or changes its definition (template, stale_after, privacy), keeping
+   * content when the template is unchanged and clearing it when the template changes.
+   */
+  putWidget(definition: WidgetDefinition): Promise<void>;
+  /** Deletes a widget with its shares and webhook map. */
+  deleteWidget(accountId: string, slug: string): Promise<boolean>;
+  getWidget(accountId: string, slug: string): Promise<WidgetRecord | null>;
+  /**
+   * Stores new content as a whole. `staleAfter` `undefined` keeps the current setting,
+   * `null` clears it. Returns the updated record, or null if there is no such widget.
+   */
+  setWidgetContent(
+    accountId: string,
+    slug: string,
+    update: { content: unknown; staleAfter: number | null | undefined; now: number },
+  ): Promise<WidgetRecord | null>;
+  /** Shares a widget with a device (of another account). Idempotent. False if either is missing. */
+  shareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
+  unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
+  /** Device ids the widget is shared with, sorted. */
+  listWidgetShares(accountId: string, slug: string): Promise<string[]>;
+
+  // ── devices ───────────────────────────────────────────────────────────────
+  /** Registers or replaces a device. */
+  upsertDevice(device: DeviceRecord): Promise<void>;
+  /** Deletes a device and every share naming it. */
+  deleteDevice(deviceId: string): Promise<boolean>;
+  getDevice(deviceId: string): Promise<DeviceRecord | null>;
+  findDeviceByTokenHash(tokenHash: string): Promise<DeviceRecord | null>;
+  /** Devices of an account, sorted by id. */
+  listAccountDevices(accountId: string): Promise<DeviceRecord[]>;
+
+  // ── event log (account-scoped) ────────────────────────────────────────────
+  /**
+   * **ATOMIC.** Appends an event to the account's log and returns its position. Positions
+   * rise by one in commit order per account: no reader may ever see position n+1 and
+   * later find n. Events of other accounts never share or reveal positions.
+   */
+  appendEvent(
+    accountId: string,
+    event: Omit<StoredEvent, 'position'>,
+  ): Promise<StoredEvent>;
+  /**
+   * Events of the account with position > `afterPosition` (0: all) that have not expired
+   * at `now` (`expiresAt > now`), in position order, at most `limit`.
+   */
+  readEvents(
+    accountId: string,
+    afterPosition: number,
+    now: number,
+    limit: number,
+  ): Promise<StoredEvent[]>;
+  /** The account's highest position so far (0 when none). */
+  lastEventPosition(accountId: string): Promise<number>;
+
+  // ── event-stream leases ───────────────────────────────────────────────────
+  /**
+   * **ATOMIC.** Takes one of at most `max` stream slots of the account for `leaseId`,
+   * valid until `now + ttlMs`. Expired leases (of crashed instances) are ignored and
+   * removed. False when `max` unexpired leases are held.
+   */
+  acquireStreamLease(
+    accountId: string,
+    leaseId: string,
+    max: number,
+    now: number,
+    ttlMs: number,
+  ): Promise<boolean>;
+  /** Extends a held lease to `now + ttlMs`. False if it expired or was released. */
+  renewStreamLease(accountId: string, leaseId: string, now: number, ttlMs: number): Promise<boolean>;
+  releaseStreamLease(accountId: string, leaseId: string): Promise<void>;
+
+  // ── press intake ──────────────────────────────────────────────────────────
+  /**
+   * **ATOMIC.** Token buckets: refills each bucket (`capacity` at most, one token per
+   * `refillMs` since its last refill), then takes one token from every bucket if each has
+   * at least one, else takes none. All or nothing across the rules; never negative.
+   */
+  takeTokens(rules: TokenBucketRule[], now: number): Promise<boolean>;
+  /**
+   * **ATOMIC.** De-duplicates a press by `key` (e.g. `<owner>/<slug>/<request_id>`):
+   * the first call stores `eventId` until `expiresAt` and returns `{created: true, eventId}`;
+   * later calls before expiry return the first call's id with `created: false`.
+   */
+  recordPress(
+    key: string,
+    eventId: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<{ created: boolean; eventId: string }>;
+
+  // ── widget push throttle ──────────────────────────────────────────────────
+  /**
+   * **ATOMIC.** Claims the right to push widget `key` at `now`. Outside a running window:
+   * `{send: 'now'}` and a window of `windowMs` starts. Inside one: `{send: 'later', at}`
+   * (the window's end) with `trailingScheduled: false` for exactly one caller per window,
+   * who must then call `claimTrailingPush` at `at`; `true` for everyone else.
+   */
+  claimWidgetPush(key: string, now: number, windowMs: number): Promise<PushClaim>;
+  /**
+   * **ATOMIC.** At the end of a window: true (exactly once per window that had a trailing
+   * push pending) and a new window of `windowMs` starts at `now`; false otherwise.
+   */
+  claimTrailingPush(key: string, now: number, windowMs: number): Promise<boolean>;
+
+  // ── webhooks ──────────────────────────────────────────────────────────────
+  /** Replaces a widget's webhook map (opaque JSON to the store). False if no such widget. */
+  setWebhookMap(accountId: string, slug: string, map: Record<string, unknown>): Promise<boolean>;
+  /** The widget's webhook map ({} when none), or null if no such widget. */
+  getWebhookMap(accountId: string, slug: string): Promise<Record<string, unknown> | null>;
+  /**
+   * **ATOMIC.** Claims delivery of event `eventId` to webhook entry `entryKey` for
+   * `instanceId`: true for exactly one caller across instances.
+   */
+  claimWebhookDelivery(eventId: string, entryKey: string, instanceId: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Records the outcome of a whole delivery (ISO 8601 time) on the entry. */
+  recordWebhookOutcome(
+    accountId: string,
+    slug: string,
+    entryKey: string,
+    outcome: 'success' | 'failure',
+    at: string,
+  ): Promise<void>;
+  /** Delivery timestamps per entry key. */
+  getWebhookOutcomes(
+    accountId: string,
+    slug: string,
+  ): Promise<Record<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>>;
+
+  // ── housekeeping and lifecycle ────────────────────────────────────────────
+  /**
+   * Removes expired events, press keys, leases and delivery claims, at most `batch` rows
+   * of each kind; returns how many were removed in total.
+   */
+  purgeExpired(now: number, batch: number): Promise<number>;
+  /**
+   * Optional cross-instance wake-up: calls `listener(accountId)` when another instance
+   * appended an event. Returns an unsubscribe function. Absent on single-process stores.
+   */
+  subscribeEvents?(listener: (accountId: string) => void): () => void;
+  /** Releases resources the store opened itself (never a pool the host passed in). */
+  close(): Promise<void>;
+}

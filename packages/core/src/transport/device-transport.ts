@@ -1,0 +1,31 @@
+import type { ActivityStateName, WidgetPrivacy } from '../storage/records.js';
+
+/** What a device is told about an activity (reference-deployment §5, `event: activity`). */
+export interface ActivityPush {
+  owner: string;
+  slug: string;
+  phase: 'start' | 'update' | 'end';
+  state: ActivityStateName;
+  content: unknown;
+  dismissal_delay_s: number;
+}
+
+/** What a device is told about a widget (reference-deployment §5, `event: widget`). */
+export interface WidgetPush {
+  owner: string;
+  slug: string;
+  content: unknown;
+  stale_after: number | null;
+  updated_at: string;
+  privacy: WidgetPrivacy;
+}
+
+/**
+ * Carries pushes to devices: the reference deployment's SSE device stream, APNs in a
+ * real deployment, a recorder in tests. A rejected promise fails only that device's
+ * push; it never fails the publisher's request nor blocks other devices.
+ */
+export interface DeviceTransport {
+  pushActivity(deviceId: string, push: ActivityPush): Promise<void>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<void>;
+}

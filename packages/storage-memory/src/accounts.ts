@@ -1,0 +1,73 @@
+import type { Storage } from '@tilecast/core';
+import { removeDevice } from './devices.js';
+import { copy, type MemoryState } from './state.js';
+import { removeWidget } from './widgets.js';
+
+type AccountMethods = Pick<
+  Storage,
+  'upsertAccount' | 'deleteAccount' | 'getAccount' | 'findAccountByTokenHash' | 'setAccountTokenHash' | 'updateAccount'
+>;
+
+/** Points `tokenHash` at `accountId`; refuses a hash that already belongs to another account. */
+function claimTokenHash(state: MemoryState, accountId: string, tokenHash: string): void {
+  const holder = state.accountByToken.get(tokenHash);
+  if (holder !== undefined && holder !== accountId) {
+    throw new Error('this token hash already belongs to another account');
+  }
+}
+
+export function accountMethods(state: MemoryState): AccountMethods {
+  return {
+    async upsertAccount(account) {
+      claimTokenHash(state, account.id, account.tokenHash);
+      const previous = state.accounts.get(account.id);
+      if (previous) state.accountByToken.delete(previous.tokenHash);
+      state.accounts.set(account.id, copy(account));
+      state.accountByToken.set(account.tokenHash, account.id);
+    },
+
+    async deleteAccount(accountId) {
+      const account = state.accounts.get(accountId);
+      if (account) {
+        state.accounts.delete(accountId);
+        state.accountByToken.delete(account.tokenHash);
+      }
+      // Children go even when the account row is missing, so nothing can be orphaned.
+      state.activities.delete(accountId);
+      for (const slug of [...(state.widgets.get(accountId)?.keys() ?? [])]) removeWidget(state, accountId, slug);
+      for (const deviceId of [...(state.devicesByAccount.get(accountId) ?? [])]) removeDevice(state, deviceId);
+      state.events.delete(accountId);
+      state.leases.delete(accountId);
+      return account !== undefined;
+    },
+
+    async getAccount(accountId) {
+      const account = state.accounts.get(accountId);
+      return account ? copy(account) : null;
+    },
+
+    async findAccountByTokenHash(tokenHash) {
+      const accountId = state.accountByToken.get(tokenHash);
+      const account = accountId === undefined ? undefined : state.accounts.get(accountId);
+      return account ? copy(account) : null;
+    },
+
+    async setAccountTokenHash(accountId, tokenHash) {
+      const account = state.accounts.get(accountId);
+      if (!account) return false;
+      claimTokenHash(state, accountId, tokenHash);
+      state.accountByToken.delete(account.tokenHash);
+      account.tokenHash = tokenHash;
+      state.accountByToken.set(tokenHash, accountId);
+      return true;
+    },
+
+    async updateAccount(accountId, patch) {
+      const account = state.accounts.get(accountId);
+      if (!account) return false;
+      if (patch.subscription !== undefined) account.subscription = patch.subscription;
+      if (patch.activityQuota !== undefined) account.activityQuota = patch.activityQuota;
+      return true;
+    },
+  };
+}

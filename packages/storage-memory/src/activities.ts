@@ -1,0 +1,72 @@
+import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
+import { copy, inner, isoTime, type MemoryState } from './state.js';
+
+type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'applyActivityUpdate'>;
+
+function liveCount(activities: Map<string, ActivityRecord>): number {
+  let live = 0;
+  for (const activity of activities.values()) if (activity.live) live += 1;
+  return live;
+}
+
+export function activityMethods(state: MemoryState): ActivityMethods {
+  return {
+    async putActivity(definition) {
+      const activities = inner(state.activities, definition.accountId);
+      const existing = activities.get(definition.slug);
+      if (existing && existing.template === definition.template) {
+        existing.dismissalDelayS = definition.dismissalDelayS;
+        return;
+      }
+      activities.set(definition.slug, {
+        accountId: definition.accountId,
+        slug: definition.slug,
+        template: definition.template,
+        dismissalDelayS: definition.dismissalDelayS,
+        state: 'IDLE',
+        live: false,
+        content: null,
+        updatedAt: null,
+      });
+    },
+
+    async deleteActivity(accountId, slug) {
+      const activities = state.activities.get(accountId);
+      if (!activities?.delete(slug)) return false;
+      if (activities.size === 0) state.activities.delete(accountId);
+      return true;
+    },
+
+    async getActivity(accountId, slug) {
+      const activity = state.activities.get(accountId)?.get(slug);
+      return activity ? copy(activity) : null;
+    },
+
+    // ATOMIC: everything below runs synchronously, with no await between the quota
+    // count and the state change.
+    async applyActivityUpdate(accountId, slug, update) {
+      const activities = state.activities.get(accountId);
+      const activity = activities?.get(slug);
+      if (!activities || !activity) return { ok: false, reason: 'not_found' };
+      let transition: ActivityTransition;
+      if (update.state === 'ONGOING') {
+        if (activity.live) {
+          transition = 'update';
+        } else {
+          const account = state.accounts.get(accountId);
+          // An activity without its account cannot be started (there is no quota to count against).
+          if (!account) return { ok: false, reason: 'not_found' };
+          if (liveCount(activities) + 1 > account.activityQuota) return { ok: false, reason: 'quota_exceeded' };
+          transition = 'start';
+        }
+      } else {
+        transition = activity.live ? 'end' : 'none';
+      }
+      activity.state = update.state;
+      activity.live = update.state === 'ONGOING';
+      activity.content = copy(update.content);
+      activity.updatedAt = isoTime(update.now);
+      return { ok: true, activity: copy(activity), transition };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { Storage } from '@tilecast/core';
+import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
+
+type DeviceMethods = Pick<
+  Storage,
+  'upsertDevice' | 'deleteDevice' | 'getDevice' | 'findDeviceByTokenHash' | 'listAccountDevices'
+>;
+
+function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
+  const ids = state.devicesByAccount.get(accountId);
+  ids?.delete(deviceId);
+  if (ids?.size === 0) state.devicesByAccount.delete(accountId);
+}
+
+/** Removes a device, its token index entry and every share naming it. */
+export function removeDevice(state: MemoryState, deviceId: string): boolean {
+  const device = state.devices.get(deviceId);
+  if (!device) return false;
+  state.devices.delete(deviceId);
+  state.deviceByToken.delete(device.tokenHash);
+  unlinkFromAccount(state, device.accountId, deviceId);
+  for (const key of state.sharesByDevice.get(deviceId) ?? []) {
+    const [accountId, slug] = parsePairKey(key);
+    state.widgets.get(accountId)?.get(slug)?.shares.delete(deviceId);
+  }
+  state.sharesByDevice.delete(deviceId);
+  return true;
+}
+
+export function deviceMethods(state: MemoryState): DeviceMethods {
+  return {
+    async upsertDevice(device) {
+      const holder = state.deviceByToken.get(device.tokenHash);
+      if (holder !== undefined && holder !== device.id) {
+        throw new Error('this token hash already belongs to another device');
+      }
+      const previous = state.devices.get(device.id);
+      if (previous) {
+        state.deviceByToken.delete(previous.tokenHash);
+        unlinkFromAccount(state, previous.accountId, device.id);
+      }
+      state.devices.set(device.id, copy(device));
+      state.deviceByToken.set(device.tokenHash, device.id);
+      let ids = state.devicesByAccount.get(device.accountId);
+      if (!ids) {
+        ids = new Set();
+        state.devicesByAccount.set(device.accountId, ids);
+      }
+      ids.add(device.id);
+    },
+
+    async deleteDevice(deviceId) {
+      return removeDevice(state, deviceId);
+    },
+
+    async getDevice(deviceId) {
+      const device = state.devices.get(deviceId);
+      return device ? copy(device) : null;
+    },
+
+    async findDeviceByTokenHash(tokenHash) {
+      const deviceId = state.deviceByToken.get(tokenHash);
+      const device = deviceId === undefined ? undefined : state.devices.get(deviceId);
+      return device ? copy(device) : null;
+    },
+
+    async listAccountDevices(accountId) {
+      const ids = [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
+      return ids.map((id) => copy(state.devices.get(id)!));
+    },
+  };
+}

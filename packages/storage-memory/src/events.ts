@@ -1,0 +1,64 @@
+import type { StoredEvent, Storage } from '@tilecast/core';
+import { copy, type MemoryState } from './state.js';
+
+type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;
+
+/** Index of the first event with a position above `afterPosition` (the log is in position order). */
+function firstAfter(events: StoredEvent[], afterPosition: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (events[mid]!.position > afterPosition) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+export function eventMethods(state: MemoryState): EventMethods {
+  return {
+    // ATOMIC: the counter is read and raised in the same synchronous step as the push.
+    async appendEvent(accountId, event) {
+      let log = state.events.get(accountId);
+      if (!log) {
+        log = { last: 0, events: [] };
+        state.events.set(accountId, log);
+      }
+      log.last += 1;
+      const stored: StoredEvent = { ...copy(event), position: log.last };
+      log.events.push(stored);
+      return copy(stored);
+    },
+
+    async readEvents(accountId, afterPosition, now, limit) {
+      const events = state.events.get(accountId)?.events ?? [];
+      const found: StoredEvent[] = [];
+      for (let i = firstAfter(events, afterPosition); i < events.length && found.length < limit; i++) {
+        const event = events[i]!;
+        if (event.expiresAt > now) found.push(copy(event));
+      }
+      return found;
+    },
+
+    async lastEventPosition(accountId) {
+      return state.events.get(accountId)?.last ?? 0;
+    },
+  };
+}
+
+/** Removes at most `batch` expired events; returns how many. */
+export function purgeEvents(state: MemoryState, now: number, batch: number): number {
+  let removed = 0;
+  for (const log of state.events.values()) {
+    if (removed >= batch) break;
+    if (!log.events.some((event) => event.expiresAt <= now)) continue;
+    log.events = log.events.filter((event) => {
+      if (removed < batch && event.expiresAt <= now) {
+        removed += 1;
+        return false;
+      }
+      return true;
+    });
+  }
+  return removed;
+}

@@ -1,0 +1,82 @@
+import type { Storage } from '@tilecast/core';
+import { accountMethods } from './accounts.js';
+import { activityMethods } from './activities.js';
+import { deviceMethods } from './devices.js';
+import { eventMethods } from './events.js';
+import { leaseMethods } from './leases.js';
+import { pressMethods } from './presses.js';
+import { purgeExpired } from './purge.js';
+import { createState, type MemoryState } from './state.js';
+import { throttleMethods } from './throttle.js';
+import { webhookMethods } from './webhooks.js';
+import { widgetMethods } from './widgets.js';
+
+/** How many entries of each kind a memory store holds (for tests and diagnostics). */
+export interface MemoryStorageStats {
+  accounts: number;
+  activities: number;
+  widgets: number;
+  devices: number;
+  shares: number;
+  events: number;
+  leases: number;
+  buckets: number;
+  pressKeys: number;
+  throttleWindows: number;
+  deliveryClaims: number;
+}
+
+/** The in-memory `Storage`, plus a look at its size. */
+export interface MemoryStorage extends Storage {
+  stats(): MemoryStorageStats;
+}
+
+function stats(state: MemoryState): MemoryStorageStats {
+  const sum = (sizes: Iterable<number>): number => {
+    let total = 0;
+    for (const size of sizes) total += size;
+    return total;
+  };
+  const widgets = [...state.widgets.values()].flatMap((bySlug) => [...bySlug.values()]);
+  return {
+    accounts: state.accounts.size,
+    activities: sum([...state.activities.values()].map((bySlug) => bySlug.size)),
+    widgets: widgets.length,
+    devices: state.devices.size,
+    shares: sum(widgets.map((entry) => entry.shares.size)),
+    events: sum([...state.events.values()].map((log) => log.events.length)),
+    leases: sum([...state.leases.values()].map((leases) => leases.size)),
+    buckets: state.buckets.size,
+    pressKeys: state.presses.size,
+    throttleWindows: state.throttle.size,
+    deliveryClaims: state.claims.size,
+  };
+}
+
+/**
+ * Creates an in-memory Tilecast store: everything lives in this process and is lost when
+ * it exits. Each call returns an independent store. Atomic operations do all their work
+ * synchronously (no `await` between a read and its write), which makes them atomic within
+ * the process; records cross the boundary as deep copies.
+ */
+export function createMemoryStorage(): MemoryStorage {
+  const state = createState();
+  return {
+    ...accountMethods(state),
+    ...activityMethods(state),
+    ...widgetMethods(state),
+    ...deviceMethods(state),
+    ...eventMethods(state),
+    ...leaseMethods(state),
+    ...pressMethods(state),
+    ...throttleMethods(state),
+    ...webhookMethods(state),
+    async purgeExpired(now, batch) {
+      return purgeExpired(state, now, batch);
+    },
+    stats: () => stats(state),
+    async close() {
+      // Nothing to release: the maps go with the last reference to the store.
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Storage } from '@tilecast/core';
+import type { Bucket, MemoryState } from './state.js';
+
+type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress'>;
+
+/** Credits whole refill periods since the last refill, keeping the partial one. */
+function refill(bucket: Bucket, now: number): void {
+  const periods = Math.floor(Math.max(0, now - bucket.refilledAt) / bucket.refillMs);
+  if (periods <= 0) return;
+  if (bucket.tokens + periods >= bucket.capacity) {
+    bucket.tokens = bucket.capacity;
+    bucket.refilledAt = now;
+  } else {
+    bucket.tokens += periods;
+    bucket.refilledAt += periods * bucket.refillMs;
+  }
+}
+
+/** True when the bucket would be full at `now`, i.e. indistinguishable from a new one. */
+export function bucketIsFull(bucket: Bucket, now: number): boolean {
+  refill(bucket, now);
+  return bucket.tokens >= bucket.capacity;
+}
+
+export function pressMethods(state: MemoryState): PressMethods {
+  return {
+    // ATOMIC: refill, check and spend of every bucket happen in one synchronous step.
+    async takeTokens(rules, now) {
+      const wanted = new Map<string, { bucket: Bucket; take: number }>();
+      for (const rule of rules) {
+        let bucket = state.buckets.get(rule.key);
+        if (!bucket) {
+          bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
+        } else {
+          bucket.capacity = rule.capacity;
+          bucket.refillMs = rule.refillMs;
+          refill(bucket, now);
+          bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
+        }
+        const entry = wanted.get(rule.key);
+        if (entry) entry.take += 1;
+        else wanted.set(rule.key, { bucket, take: 1 });
+      }
+      // Refilling changes nothing observable, so refilled buckets may be kept either way.
+      for (const [key, { bucket }] of wanted) state.buckets.set(key, bucket);
+      for (const { bucket, take } of wanted.values()) if (bucket.tokens < take) return false;
+      for (const { bucket, take } of wanted.values()) bucket.tokens -= take;
+      return true;
+    },
+
+    // ATOMIC: lookup and insert in one synchronous step.
+    async recordPress(key, eventId, now, expiresAt) {
+      const existing = state.presses.get(key);
+      if (existing && existing.expiresAt > now) return { created: false, eventId: existing.eventId };
+      state.presses.set(key, { eventId, expiresAt });
+      return { created: true, eventId };
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { purgeEvents } from './events.js';
+import { purgeLeases } from './leases.js';
+import { bucketIsFull } from './presses.js';
+import type { MemoryState } from './state.js';
+
+/**
+ * A window whose trailing push was never claimed (its instance went away) is dropped this
+ * long after it ended; a live instance claims it at the window's end.
+ */
+export const ABANDONED_TRAILING_MS = 5 * 60_000;
+
+/** Deletes at most `batch` entries of `map` for which `expired` holds; returns how many. */
+function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => boolean): number {
+  let removed = 0;
+  for (const [key, value] of map) {
+    if (removed >= batch) break;
+    if (expired(value)) {
+      map.delete(key);
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
+/**
+ * `purgeExpired`: removes expired events, press keys, leases and delivery claims (counted,
+ * as every store counts them), then frees state that is indistinguishable from absent
+ * state (full token buckets, ended throttle windows; not counted), so memory stays bounded.
+ */
+export function purgeExpired(state: MemoryState, now: number, batch: number): number {
+  const removed =
+    purgeEvents(state, now, batch) +
+    purgeMap(state.presses, batch, (press) => press.expiresAt <= now) +
+    purgeLeases(state, now, batch) +
+    purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now);
+  purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
+  purgeMap(
+    state.throttle,
+    batch,
+    (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now,
+  );
+  return removed;
+}

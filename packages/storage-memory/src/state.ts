@@ -1,0 +1,103 @@
+import type { AccountRecord, ActivityRecord, DeviceRecord, StoredEvent, WidgetRecord } from '@tilecast/core';
+
+/** A widget with everything that lives and dies with it. */
+export interface WidgetEntry {
+  record: WidgetRecord;
+  /** Device ids the widget is shared with. */
+  shares: Set<string>;
+  webhookMap: Record<string, unknown>;
+  outcomes: Map<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>;
+}
+
+export interface EventLog {
+  /** Highest position handed out; never lowered by a purge. */
+  last: number;
+  /** Events in position order. */
+  events: StoredEvent[];
+}
+
+export interface Bucket {
+  tokens: number;
+  /** When `tokens` was last credited (whole refill periods only; the remainder is kept). */
+  refilledAt: number;
+  capacity: number;
+  refillMs: number;
+}
+
+export interface ThrottleWindow {
+  endsAt: number;
+  windowMs: number;
+  /** A caller got `trailingScheduled: false` and has not claimed the trailing push yet. */
+  trailingPending: boolean;
+}
+
+/**
+ * Every map of one memory store. Owned by one `createMemoryStorage()` call: no module
+ * state, so two stores in one process never share anything.
+ */
+export interface MemoryState {
+  accounts: Map<string, AccountRecord>;
+  /** tokenHash → account id. */
+  accountByToken: Map<string, string>;
+  /** accountId → slug → activity. */
+  activities: Map<string, Map<string, ActivityRecord>>;
+  /** accountId → slug → widget. */
+  widgets: Map<string, Map<string, WidgetEntry>>;
+  devices: Map<string, DeviceRecord>;
+  /** tokenHash → device id. */
+  deviceByToken: Map<string, string>;
+  /** accountId → its device ids. */
+  devicesByAccount: Map<string, Set<string>>;
+  /** deviceId → widget keys (`widgetKey`) shared with it. */
+  sharesByDevice: Map<string, Set<string>>;
+  events: Map<string, EventLog>;
+  /** accountId → leaseId → expiresAt. */
+  leases: Map<string, Map<string, number>>;
+  buckets: Map<string, Bucket>;
+  presses: Map<string, { eventId: string; expiresAt: number }>;
+  throttle: Map<string, ThrottleWindow>;
+  /** `claimKey(eventId, entryKey)` → claim. */
+  claims: Map<string, { instanceId: string; expiresAt: number }>;
+}
+
+export function createState(): MemoryState {
+  return {
+    accounts: new Map(),
+    accountByToken: new Map(),
+    activities: new Map(),
+    widgets: new Map(),
+    devices: new Map(),
+    deviceByToken: new Map(),
+    devicesByAccount: new Map(),
+    sharesByDevice: new Map(),
+    events: new Map(),
+    leases: new Map(),
+    buckets: new Map(),
+    presses: new Map(),
+    throttle: new Map(),
+    claims: new Map(),
+  };
+}
+
+/** Unambiguous composite key (no separator an id could contain). */
+export const pairKey = (a: string, b: string): string => JSON.stringify([a, b]);
+
+export const parsePairKey = (key: string): [string, string] => JSON.parse(key) as [string, string];
+
+/** Records cross the store boundary as copies, in both directions. */
+export const copy = <T>(value: T): T => structuredClone(value);
+
+export const isoTime = (now: number): string => new Date(now).toISOString();
+
+/** Code-unit order: the same in every store (PostgreSQL: `COLLATE "C"`). */
+export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Returns the inner map of `outer` for `key`, creating it. */
+export function inner<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let map = outer.get(key);
+  if (!map) {
+    map = new Map();
+    outer.set(key, map);
+  }
+  return map;
+}

@@ -1,0 +1,93 @@
+import type { Storage } from '@tilecast/core';
+import { byCodeUnit, copy, inner, isoTime, pairKey, type MemoryState, type WidgetEntry } from './state.js';
+
+type WidgetMethods = Pick<
+  Storage,
+  'putWidget' | 'deleteWidget' | 'getWidget' | 'setWidgetContent' | 'shareWidget' | 'unshareWidget' | 'listWidgetShares'
+>;
+
+export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
+  return state.widgets.get(accountId)?.get(slug);
+}
+
+/** Removes a widget with its shares, webhook map and delivery outcomes. */
+export function removeWidget(state: MemoryState, accountId: string, slug: string): boolean {
+  const widgets = state.widgets.get(accountId);
+  const entry = widgets?.get(slug);
+  if (!widgets || !entry) return false;
+  const key = pairKey(accountId, slug);
+  for (const deviceId of entry.shares) {
+    const shared = state.sharesByDevice.get(deviceId);
+    shared?.delete(key);
+    if (shared?.size === 0) state.sharesByDevice.delete(deviceId);
+  }
+  widgets.delete(slug);
+  if (widgets.size === 0) state.widgets.delete(accountId);
+  return true;
+}
+
+export function widgetMethods(state: MemoryState): WidgetMethods {
+  return {
+    async putWidget(definition) {
+      const widgets = inner(state.widgets, definition.accountId);
+      const existing = widgets.get(definition.slug);
+      const keep = existing !== undefined && existing.record.template === definition.template;
+      const record = {
+        accountId: definition.accountId,
+        slug: definition.slug,
+        template: definition.template,
+        staleAfter: definition.staleAfter,
+        privacy: definition.privacy,
+        content: keep ? existing.record.content : null,
+        updatedAt: keep ? existing.record.updatedAt : null,
+      };
+      if (existing) existing.record = record;
+      else widgets.set(definition.slug, { record, shares: new Set(), webhookMap: {}, outcomes: new Map() });
+    },
+
+    async deleteWidget(accountId, slug) {
+      return removeWidget(state, accountId, slug);
+    },
+
+    async getWidget(accountId, slug) {
+      const entry = findWidget(state, accountId, slug);
+      return entry ? copy(entry.record) : null;
+    },
+
+    async setWidgetContent(accountId, slug, update) {
+      const entry = findWidget(state, accountId, slug);
+      if (!entry) return null;
+      entry.record.content = copy(update.content);
+      if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
+      entry.record.updatedAt = isoTime(update.now);
+      return copy(entry.record);
+    },
+
+    async shareWidget(accountId, slug, deviceId) {
+      const entry = findWidget(state, accountId, slug);
+      if (!entry || !state.devices.has(deviceId)) return false;
+      entry.shares.add(deviceId);
+      let shared = state.sharesByDevice.get(deviceId);
+      if (!shared) {
+        shared = new Set();
+        state.sharesByDevice.set(deviceId, shared);
+      }
+      shared.add(pairKey(accountId, slug));
+      return true;
+    },
+
+    async unshareWidget(accountId, slug, deviceId) {
+      const entry = findWidget(state, accountId, slug);
+      if (!entry?.shares.delete(deviceId)) return false;
+      const shared = state.sharesByDevice.get(deviceId);
+      shared?.delete(pairKey(accountId, slug));
+      if (shared?.size === 0) state.sharesByDevice.delete(deviceId);
+      return true;
+    },
+
+    async listWidgetShares(accountId, slug) {
+      const entry = findWidget(state, accountId, slug);
+      return entry ? [...entry.shares].sort(byCodeUnit) : [];
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { createMemoryStorage, type MemoryStorageStats } from '@tilecast/storage-memory';
+import { describe, expect, it } from 'vitest';
+
+const T0 = 1_800_000_000_000;
+const hash = (n: number) => n.toString(16).padStart(64, '0');
+
+const empty: MemoryStorageStats = {
+  accounts: 0,
+  activities: 0,
+  widgets: 0,
+  devices: 0,
+  shares: 0,
+  events: 0,
+  leases: 0,
+  buckets: 0,
+  pressKeys: 0,
+  throttleWindows: 0,
+  deliveryClaims: 0,
+};
+
+describe('memory storage', () => {
+  it('each createMemoryStorage() is an independent store', async () => {
+    const a = createMemoryStorage();
+    const b = createMemoryStorage();
+    await a.upsertAccount({ id: 'acme', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
+    expect(await b.getAccount('acme')).toBeNull();
+    expect(await b.findAccountByTokenHash(hash(1))).toBeNull();
+    expect((await a.appendEvent('acme', event(T0))).position).toBe(1);
+    expect((await b.appendEvent('acme', event(T0))).position).toBe(1);
+  });
+
+  it('deleteAccount leaves nothing of the account behind', async () => {
+    const storage = createMemoryStorage();
+    await storage.upsertAccount({ id: 'acme', tokenHash: hash(1), subscription: 'active', activityQuota: 3 });
+    await storage.upsertAccount({ id: 'other', tokenHash: hash(2), subscription: 'active', activityQuota: 3 });
+    await storage.putActivity({ accountId: 'acme', slug: 'build', template: 'progress', dismissalDelayS: 0 });
+    await storage.applyActivityUpdate('acme', 'build', { state: 'ONGOING', content: {}, now: T0 });
+    await storage.putWidget({ accountId: 'acme', slug: 'panel', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    await storage.putWidget({ accountId: 'other', slug: 'panel', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    await storage.upsertDevice({ id: 'acme-phone', accountId: 'acme', tokenHash: hash(3) });
+    await storage.upsertDevice({ id: 'other-phone', accountId: 'other', tokenHash: hash(4) });
+    await storage.shareWidget('other', 'panel', 'acme-phone');
+    await storage.shareWidget('acme', 'panel', 'other-phone');
+    await storage.appendEvent('acme', event(T0));
+    await storage.acquireStreamLease('acme', 'lease', 4, T0, 1_000);
+
+    await storage.deleteAccount('acme');
+
+    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1 });
+    await storage.deleteAccount('other');
+    expect(storage.stats()).toEqual(empty);
+  });
+
+  it('purgeExpired frees expired rows, full token buckets and ended throttle windows', async () => {
+    const storage = createMemoryStorage();
+    await storage.appendEvent('acme', event(T0 + 10));
+    await storage.appendEvent('acme', event(T0 + 10_000));
+    await storage.recordPress('acme/panel/r1', 'e1', T0, T0 + 10);
+    await storage.acquireStreamLease('acme', 'lease', 4, T0, 10);
+    await storage.claimWebhookDelivery('e1', '*', 'i1', T0, T0 + 10);
+    await storage.takeTokens([{ key: 'fast', capacity: 2, refillMs: 5 }, { key: 'slow', capacity: 2, refillMs: 60_000 }], T0);
+    await storage.claimWidgetPush('acme/quiet', T0, 10); // window ends at T0 + 10, nothing pending
+    await storage.claimWidgetPush('acme/busy', T0, 10);
+    await storage.claimWidgetPush('acme/busy', T0 + 1, 10); // a trailing push is pending
+    expect(storage.stats()).toMatchObject({ events: 2, pressKeys: 1, leases: 1, deliveryClaims: 1, buckets: 2, throttleWindows: 2 });
+
+    expect(await storage.purgeExpired(T0 + 10, 100)).toBe(4);
+    expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1, throttleWindows: 1 });
+    // The pending trailing push survives the purge and is still claimed once.
+    expect(await storage.claimTrailingPush('acme/busy', T0 + 10, 10)).toBe(true);
+    expect(await storage.purgeExpired(T0 + 20, 100)).toBe(0);
+    expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1 });
+    // Freed state is indistinguishable from state never created.
+    expect(await storage.claimWidgetPush('acme/quiet', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
+    expect(await storage.takeTokens([{ key: 'fast', capacity: 2, refillMs: 5 }], T0 + 20)).toBe(true);
+  });
+
+  it('a trailing push never claimed (its instance went away) is freed after a grace period', async () => {
+    const storage = createMemoryStorage();
+    await storage.claimWidgetPush('acme/busy', T0, 2_000);
+    await storage.claimWidgetPush('acme/busy', T0 + 1, 2_000);
+    await storage.purgeExpired(T0 + 60_000, 100);
+    expect(storage.stats().throttleWindows).toBe(1);
+    await storage.purgeExpired(T0 + 2_000 + 5 * 60_000, 100);
+    expect(storage.stats().throttleWindows).toBe(0);
+  });
+
+  it('refuses a token hash that belongs to another account or device', async () => {
+    const storage = createMemoryStorage();
+    await storage.upsertAccount({ id: 'a', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
+    await storage.upsertAccount({ id: 'b', tokenHash: hash(2), subscription: 'active', activityQuota: 1 });
+    await expect(storage.upsertAccount({ id: 'c', tokenHash: hash(1), subscription: 'active', activityQuota: 1 })).rejects.toThrow(
+      'token hash',
+    );
+    await expect(storage.setAccountTokenHash('b', hash(1))).rejects.toThrow('token hash');
+    expect((await storage.findAccountByTokenHash(hash(1)))?.id).toBe('a');
+    expect((await storage.findAccountByTokenHash(hash(2)))?.id).toBe('b');
+    expect(await storage.getAccount('c')).toBeNull();
+
+    await storage.upsertDevice({ id: 'd1', accountId: 'a', tokenHash: hash(3) });
+    await expect(storage.upsertDevice({ id: 'd2', accountId: 'a', tokenHash: hash(3) })).rejects.toThrow('token hash');
+    // Re-registering the same device with its own hash is fine.
+    await storage.upsertDevice({ id: 'd1', accountId: 'b', tokenHash: hash(3) });
+    expect((await storage.findDeviceByTokenHash(hash(3)))?.accountId).toBe('b');
+  });
+
+  it('keys such as __proto__ stay plain data', async () => {
+    const storage = createMemoryStorage();
+    await storage.upsertAccount({ id: 'a', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
+    await storage.putWidget({ accountId: 'a', slug: 'w', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    await storage.recordWebhookOutcome('a', 'w', '__proto__', 'success', 'at');
+    const outcomes = await storage.getWebhookOutcomes('a', 'w');
+    expect(Object.keys(outcomes)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(outcomes)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).lastSuccessAt).toBeUndefined();
+  });
+
+  it('close() releases nothing and can be called more than once', async () => {
+    const storage = createMemoryStorage();
+    await storage.close();
+    await storage.close();
+    expect(storage.subscribeEvents).toBeUndefined();
+  });
+});
+
+function event(expiresAt: number) {
+  return { id: crypto.randomUUID(), subject: 'widget/panel', type: 'widget.pressed', expiresAt, envelope: {} };
+}

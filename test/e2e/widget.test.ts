@@ -1,0 +1,132 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
+import { gaugeContent, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
+import { createManualClock, type ManualClock } from '../support/manual-clock.js';
+
+/** Valid `prices` content whose compact JSON is exactly `bytes` long (found by construction). */
+function pricesContentOfSize(bytes: number): Record<string, unknown> {
+  for (let count = 48; count >= 1; count--) {
+    const entries = Array.from({ length: count }, (_, i) => ({
+      start: new Date(Date.UTC(2026, 10, 22, 0, i * 15)).toISOString().replace('Z', '+00:00'),
+      price: 1234.567890123,
+      level: 'medium',
+    }));
+    const content = { template: 'prices', unit: '', entries };
+    const missing = bytes - JSON.stringify(content).length;
+    if (missing >= 0 && missing <= 16) return { ...content, unit: 'x'.repeat(missing) };
+  }
+  throw new Error(`cannot build prices content of ${bytes} bytes`);
+}
+
+describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
+  let api: ApiServer;
+  let f: Fixture;
+  let clock: ManualClock;
+  const patch = (slug: string, body: unknown, token = f.acme) => request(api, 'PATCH', `/widget/${slug}`, { token, body });
+  beforeEach(async () => {
+    clock = createManualClock();
+    api = await startApi(adapter, { clock });
+    f = await seedFixture(api.tilecast);
+  });
+  afterEach(() => api.close());
+
+  it('echoes the stored content with defaults and the effective stale_after', async () => {
+    const reply = await patch('boiler', { content: gaugeContent() });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      content: {
+        template: 'gauge',
+        value: 21.5,
+        min_value: 0,
+        max_value: 100,
+        unit: '°C',
+        label: 'Boiler',
+        color: null,
+        icon: null,
+        accent: null,
+        tap_url: null,
+      },
+      stale_after: 3600,
+    });
+  });
+
+  it('stale_after: omitted keeps, null clears, a number sets, bounds 60..604800', async () => {
+    expect((await patch('boiler', { content: gaugeContent(), stale_after: 60 })).body.stale_after).toBe(60);
+    expect((await patch('boiler', { content: gaugeContent() })).body.stale_after).toBe(60);
+    expect((await patch('boiler', { content: gaugeContent(), stale_after: 604800 })).body.stale_after).toBe(604800);
+    expect((await patch('boiler', { content: gaugeContent(), stale_after: null })).body.stale_after).toBeNull();
+    expect((await patch('boiler', { content: gaugeContent() })).body.stale_after).toBeNull();
+    for (const bad of [59, 604801, 90.5, '120', -0]) {
+      const reply = await patch('boiler', { content: gaugeContent(), stale_after: bad });
+      expect(reply.status, String(bad)).toBe(422);
+      expect(reply.body.detail[0].loc).toEqual(['body', 'stale_after']);
+    }
+  });
+
+  it('switchboard: buttons default, toggles keep on, no on for buttons', async () => {
+    const reply = await patch('lights', { content: switchboardContent() });
+    expect(reply.status).toBe(200);
+    const [hall, bell] = reply.body.content.actions;
+    expect(hall).toMatchObject({ id: 'hall', kind: 'toggle', on: false });
+    expect(bell).toMatchObject({ id: 'bell', kind: 'button', active: false });
+    expect(bell).not.toHaveProperty('on');
+  });
+
+  it('errors: 422 Invalid widget content for a schema failure, 400 mismatch, 404', async () => {
+    expect(await patch('boiler', { content: { template: 'gauge' } })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+    expect(await patch('boiler', { content: { ...gaugeContent(), extra: 1 } })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+    expect(await patch('boiler', { content: switchboardContent() })).toMatchObject({ status: 400, body: { detail: 'Template mismatch' } });
+    expect(await patch('nope', { content: gaugeContent() })).toMatchObject({ status: 404, body: { detail: 'Widget not found' } });
+    const envelope = await patch('boiler', { stale_after: 120 });
+    expect(envelope).toMatchObject({ status: 422, body: { detail: [{ loc: ['body', 'content'], type: 'missing' }] } });
+    const unknownTemplate = await patch('boiler', { content: { template: 'weather' } });
+    expect(unknownTemplate.body.detail[0].loc).toEqual(['body', 'content', 'template']);
+  });
+
+  it('content of exactly 4096 bytes is accepted, 4097 refused', async () => {
+    await api.tilecast.management.createWidget({ account: 'acme', slug: 'tariff', template: 'prices' });
+    const atLimit = pricesContentOfSize(4096);
+    expect(JSON.stringify(atLimit)).toHaveLength(4096);
+    expect((await patch('tariff', { content: atLimit })).status).toBe(200);
+    const over = pricesContentOfSize(4097);
+    expect(await patch('tariff', { content: over })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+  });
+
+  it('the limit counts UTF-8 bytes, not characters', async () => {
+    await api.tilecast.management.createWidget({ account: 'acme', slug: 'tariff', template: 'prices' });
+    const content = pricesContentOfSize(4090);
+    const unit = (content.unit as string) + '€€€'; // 3 characters, 9 bytes: 4096 characters, 4102 bytes
+    expect(await patch('tariff', { content: { ...content, unit } })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+  });
+
+  it('pushes to the account\'s devices and shared devices, at most once per widget every 2 s with the latest content', async () => {
+    await patch('lights', { content: switchboardContent() });
+    await api.tilecast.idle();
+    expect(api.transport.pushes.map((p) => p.deviceId).sort()).toEqual(['acme-phone', 'guest-phone']);
+    api.transport.clear();
+
+    clock.advance(500);
+    const second = switchboardContent();
+    second.title = 'Second';
+    await patch('lights', { content: second });
+    const third = switchboardContent();
+    third.title = 'Third';
+    await patch('lights', { content: third });
+    await api.tilecast.idle();
+    expect(api.transport.pushes).toEqual([]);
+
+    clock.advance(1_499);
+    await api.tilecast.idle();
+    expect(api.transport.pushes).toEqual([]);
+    clock.advance(1);
+    await api.tilecast.idle();
+    expect(api.transport.pushes).toHaveLength(2);
+    for (const p of api.transport.pushes) expect(p.push).toMatchObject({ owner: 'acme', slug: 'lights', content: { title: 'Third' }, privacy: 'visible' });
+
+    // The window restarted with the trailing push: nothing more is pending.
+    api.transport.clear();
+    clock.advance(10_000);
+    await api.tilecast.idle();
+    expect(api.transport.pushes).toEqual([]);
+  });
+});

@@ -1,0 +1,84 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { tilecastRouter } from '@tilecast/adapter-express';
+import { listen } from '@tilecast/adapter-node-http';
+import { createRecordingTransport, createTilecast, silentLogger, type Clock, type RecordingTransport, type Storage, type Tilecast } from '@tilecast/core';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+
+/** `express+json`: the host app ran `express.json()` before the Tilecast router. */
+export type AdapterName = 'node-http' | 'express' | 'express+json';
+export const adapters: AdapterName[] = ['node-http', 'express', 'express+json'];
+
+export interface ApiServer {
+  url: string;
+  tilecast: Tilecast;
+  storage: Storage;
+  transport: RecordingTransport;
+  close(): Promise<void>;
+}
+
+/** The real core on memory storage, served over HTTP on port 0 through one adapter. */
+export async function startApi(adapter: AdapterName, options: { clock?: Clock } = {}): Promise<ApiServer> {
+  const storage = createMemoryStorage();
+  const transport = createRecordingTransport();
+  const tilecast = createTilecast({ storage, transport, logger: silentLogger, clock: options.clock });
+  const { url, close } = adapter === 'node-http' ? await listen(tilecast, { port: 0, host: '127.0.0.1' }) : await listenExpress(tilecast, adapter === 'express+json');
+  return {
+    url,
+    tilecast,
+    storage,
+    transport,
+    async close() {
+      await close();
+      await tilecast.close();
+    },
+  };
+}
+
+/** Express app with the router mounted under a prefix, as a host app would. */
+async function listenExpress(tilecast: Tilecast, preParse: boolean): Promise<{ url: string; close(): Promise<void> }> {
+  const app = express();
+  if (preParse) app.use(express.json({ limit: '1mb' }));
+  app.use('/svc', tilecastRouter(tilecast));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/svc`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function request(
+  server: { url: string },
+  method: string,
+  path: string,
+  options: { token?: string; authorization?: string; body?: unknown; raw?: string | Uint8Array; contentType?: string | null } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  const authorization = options.authorization ?? (options.token !== undefined ? `Token ${options.token}` : undefined);
+  if (authorization !== undefined) headers.authorization = authorization;
+  const body = options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
+  if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+  const response = await fetch(server.url + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text for the assertion message
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}

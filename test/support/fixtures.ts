@@ -1,0 +1,45 @@
+import type { Tilecast } from '@tilecast/core';
+
+export interface Fixture {
+  acme: string;
+  other: string;
+  unsubscribed: string;
+  deviceToken: string;
+}
+
+/** Three accounts: `acme` (quota 2, a device, one resource per template kind), `other`, and one without subscription. */
+export async function seedFixture(tilecast: Tilecast): Promise<Fixture> {
+  const m = tilecast.management;
+  const { token: acme } = await m.createAccount({ id: 'acme', activityQuota: 2 });
+  const { token: other } = await m.createAccount({ id: 'other' });
+  const { token: unsubscribed } = await m.createAccount({ id: 'lapsed', subscription: 'none' });
+  const { token: deviceToken } = await m.registerDevice({ id: 'acme-phone', account: 'acme' });
+  await m.registerDevice({ id: 'guest-phone', account: 'other' });
+  await m.createActivity({ account: 'acme', slug: 'build', template: 'progress', dismissalDelayS: 30 });
+  await m.createActivity({ account: 'acme', slug: 'deploy', template: 'progress' });
+  await m.createActivity({ account: 'acme', slug: 'release', template: 'progress' });
+  await m.createActivity({ account: 'acme', slug: 'temps', template: 'monitor' });
+  await m.createActivity({ account: 'acme', slug: 'legacy', template: 'generic' });
+  await m.createWidget({ account: 'acme', slug: 'lights', template: 'switchboard' });
+  await m.createWidget({ account: 'acme', slug: 'boiler', template: 'gauge', staleAfter: 3600 });
+  await m.shareWidget('acme', 'lights', 'guest-phone');
+  await m.createActivity({ account: 'other', slug: 'secret', template: 'progress' });
+  await m.createWidget({ account: 'other', slug: 'secret-widget', template: 'gauge' });
+  return { acme, other, unsubscribed, deviceToken };
+}
+
+export const progressUpdate = (value = 0.5, state: 'ONGOING' | 'IDLE' = 'ONGOING') => ({
+  state,
+  content: { template: 'progress', progress: { value } },
+});
+
+export const gaugeContent = (value = 21.5) => ({ template: 'gauge', value, unit: '°C', label: 'Boiler' });
+
+export const switchboardContent = () => ({
+  template: 'switchboard',
+  title: 'Home',
+  actions: [
+    { id: 'hall', label: 'Hall light', kind: 'toggle', on: false, icon: 'lightbulb' },
+    { id: 'bell', label: 'Doorbell' },
+  ],
+});

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the sources of every workspace package, so `npm test` never
+    // depends on a stale build.
+    alias: [
+      { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
+      { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
+      { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
+      { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },
+      { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
+      { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
+      { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // The JSON report feeds the `N passed, M failed` summary line of .ci/run.
+    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
