@@ -3,19 +3,27 @@ import { adapters, request, startApi, type ApiServer } from '../support/api-serv
 import { gaugeContent, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { createManualClock, type ManualClock } from '../support/manual-clock.js';
 
-/** Valid `prices` content whose compact JSON is exactly `bytes` long (found by construction). */
+/** A number whose JSON text is exactly `length` characters (1..21), checked to round-trip. */
+function numberOfJsonLength(length: number): number {
+  const text =
+    length <= 15 ? '1'.repeat(length) : length === 16 ? '-' + '1'.repeat(15) : length === 17 ? '-0.' + '1'.repeat(14) : '-0.' + '0'.repeat(length - 18) + '1'.repeat(15);
+  const value = Number(text);
+  if (JSON.stringify(value) !== text) throw new Error(`no number of JSON length ${length}`);
+  return value;
+}
+
+/** Valid `prices` content whose compact JSON is exactly `bytes` long: 48 entries whose prices take up the room. */
 function pricesContentOfSize(bytes: number): Record<string, unknown> {
-  for (let count = 48; count >= 1; count--) {
-    const entries = Array.from({ length: count }, (_, i) => ({
-      start: new Date(Date.UTC(2026, 10, 22, 0, i * 15)).toISOString().replace('Z', '+00:00'),
-      price: 1234.567890123,
-      level: 'medium',
-    }));
-    const content = { template: 'prices', unit: '', entries };
-    const missing = bytes - JSON.stringify(content).length;
-    if (missing >= 0 && missing <= 16) return { ...content, unit: 'x'.repeat(missing) };
-  }
-  throw new Error(`cannot build prices content of ${bytes} bytes`);
+  const start = (i: number) => new Date(Date.UTC(2026, 10, 22, 0, i * 15)).toISOString().replace('Z', '+00:00');
+  const base = { template: 'prices', unit: '', entries: Array.from({ length: 48 }, (_, i) => ({ start: start(i), price: 0, level: 'medium' })) };
+  let missing = bytes - JSON.stringify(base).length;
+  const entries = base.entries.map((entry) => {
+    const extra = Math.max(0, Math.min(20, missing));
+    missing -= extra;
+    return { ...entry, price: numberOfJsonLength(extra + 1) };
+  });
+  if (missing < 0 || missing > 16) throw new Error(`cannot build prices content of ${bytes} bytes`);
+  return { ...base, entries, unit: 'x'.repeat(missing) };
 }
 
 describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {

@@ -43,3 +43,8 @@ export function fail(error: ServiceError): never {
 export function isTilecastError(value: unknown): value is TilecastError {
   return value instanceof TilecastError;
 }
+
+/** The refusal for a body that is not JSON (reference-deployment §2): a 422 array error, never a 500. */
+export function jsonDecodeError(): ServiceError {
+  return { kind: 'validation', errors: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
+}

@@ -9,6 +9,7 @@ export { createRecordingTransport, nullTransport } from './transport/recording-t
 export type { RecordedPush, RecordingTransport } from './transport/recording-transport.js';
 export { WIDGET_PUSH_WINDOW_MS } from './services/device-fanout.js';
 export { WIDGET_CONTENT_MAX_BYTES } from './services/widgets.js';
-export type * from './http/types.js';
+export * from './http/index.js';
+export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
 export type * from './transport/device-transport.js';

@@ -4,6 +4,8 @@
  * code and rule lives in the core.
  */
 
+import type { ServiceError } from '../errors.js';
+
 export type HeaderValue = string | string[] | undefined;
 
 export interface CoreRequest {
@@ -28,7 +30,13 @@ export type RequestBody =
    */
   | { kind: 'stream'; read(limit: number): Promise<Uint8Array | 'too_large'> }
   /** A body the host framework already parsed (e.g. express.json()), with its byte size if known. */
-  | { kind: 'parsed'; value: unknown; byteLength?: number };
+  | { kind: 'parsed'; value: unknown; byteLength?: number }
+  /**
+   * The host framework's body parser refused the body (e.g. express.json() on bad JSON).
+   * The core raises this refusal when the handler reads the body, so the order of
+   * checks (authentication first) holds whatever parsed the body.
+   */
+  | { kind: 'refused'; error: ServiceError };
 
 export interface SseSink {
   /** Writes raw SSE text; resolves once the transport accepted it (after `drain` if needed). */

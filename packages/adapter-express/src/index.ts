@@ -1,0 +1,48 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { jsonDecodeError, type ServiceError } from '@tilecast/core';
+import { handleNodeRequest, type TilecastHandler } from '@tilecast/core/node';
+
+export type { TilecastHandler } from '@tilecast/core/node';
+
+/**
+ * Express middleware serving Tilecast, mountable at any path:
+ * `app.use('/api', tilecastRouter(tilecast))`.
+ *
+ * It is a pair: the handler, and an error handler that hands body-parser's
+ * refusals (from an `express.json()` the host app ran first) to the core, which
+ * answers them with the specified statuses, in the specified order, instead of
+ * Express's HTML error page. Express accepts the pair wherever it accepts one
+ * middleware.
+ */
+export function tilecastRouter(tilecast: TilecastHandler): [RequestHandler, ErrorRequestHandler] {
+  const handler: RequestHandler = (req, res) => {
+    void handleNodeRequest(tilecast, req, res, { url: req.url, parsedBody: preParsedBody(req) });
+  };
+  const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
+    const refusal = bodyParserRefusal(error);
+    if (refusal === null || res.headersSent) return next(error);
+    void handleNodeRequest(tilecast, req, res, { url: req.url, bodyRefusal: refusal });
+  };
+  return [handler, errorHandler];
+}
+
+/** What an earlier body parser left in `req.body`; `undefined` when none ran for this request. */
+function preParsedBody(req: Request): unknown {
+  return (req as { body?: unknown }).body;
+}
+
+/** body-parser's error types, mapped to the service's refusals. */
+function bodyParserRefusal(error: unknown): ServiceError | null {
+  const type = (error as { type?: unknown } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return jsonDecodeError();
+    case 'entity.too.large':
+      return { kind: 'payload_too_large' };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { kind: 'unsupported_media_type' };
+    default:
+      return null;
+  }
+}

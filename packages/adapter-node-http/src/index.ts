@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorToResult } from '@tilecast/core';
+import { handleNodeRequest, splitUrl, writeCoreResult, type TilecastHandler } from '@tilecast/core/node';
+
+export type { TilecastHandler } from '@tilecast/core/node';
+
+export interface RequestListenerOptions {
+  /** Serve Tilecast under this path prefix, e.g. `/api`. Default: the root. */
+  basePath?: string;
+}
+
+/**
+ * A `node:http` request listener serving Tilecast. Pass it to `http.createServer`,
+ * or call it from your own listener for the requests you route to Tilecast.
+ */
+export function createRequestListener(tilecast: TilecastHandler, options: RequestListenerOptions = {}): RequestListener {
+  const basePath = normalizeBasePath(options.basePath);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    if (basePath === '') return void handleNodeRequest(tilecast, req, res);
+    const relative = stripBasePath(url, basePath);
+    if (relative === null) return void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
+    return void handleNodeRequest(tilecast, req, res, { url: relative });
+  };
+}
+
+export interface ListenOptions extends RequestListenerOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface RunningServer {
+  server: Server;
+  /** Base URL of the API, e.g. `http://127.0.0.1:8080` (with the base path, if any). */
+  url: string;
+  /** Stops accepting connections and closes the open ones (event streams included). */
+  close(): Promise<void>;
+}
+
+/** Starts a `node:http` server for Tilecast: the shortest way to serve it. */
+export async function listen(tilecast: TilecastHandler, options: ListenOptions = {}): Promise<RunningServer> {
+  const server = createServer(createRequestListener(tilecast, options));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    url: `http://${hostInUrl}:${port}${normalizeBasePath(options.basePath)}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function normalizeBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  const withSlash = basePath.startsWith('/') ? basePath : `/${basePath}`;
+  return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
+}
+
+/** The request target relative to `basePath`, or null when it lies outside it. */
+function stripBasePath(url: string, basePath: string): string | null {
+  const { path, query } = splitUrl(url);
+  if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
+  const rest = path.slice(basePath.length) || '/';
+  return query === '' ? rest : `${rest}?${query}`;
+}

@@ -1,0 +1,127 @@
+import { fail, jsonDecodeError, type FieldError } from '../errors.js';
+import type { CoreRequest, HeaderValue } from './types.js';
+
+/** Request bodies over this many bytes are refused with `413` before parsing (reference-deployment §2). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+// `fatal` so that invalid UTF-8 is refused instead of silently becoming U+FFFD;
+// `ignoreBOM` keeps a BOM in the text, where JSON.parse refuses it.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads and parses a JSON request body under the service's rules: media type
+ * (`415`), size (`413`), strict UTF-8 and JSON (`422 json_invalid`), and strings
+ * that every storage can keep (no NUL, no unpaired surrogate). Works on raw bytes
+ * and on a body the host framework already parsed.
+ */
+export async function readJsonBody(request: CoreRequest): Promise<unknown> {
+  if (!isJsonMediaType(request.headers['content-type'])) fail({ kind: 'unsupported_media_type' });
+  if (!isIdentityEncoding(request.headers['content-encoding'])) fail({ kind: 'unsupported_media_type' });
+  const { body } = request;
+  if (body.kind === 'refused') fail(body.error);
+  if (body.kind === 'parsed') {
+    const size = body.byteLength ?? declaredLength(request.headers['content-length']) ?? serializedLength(body.value);
+    if (size > BODY_LIMIT_BYTES) fail({ kind: 'payload_too_large' });
+    // A host parser may turn an empty body into `{}`; an empty body is never JSON.
+    if (size === 0 || body.value === undefined) fail(jsonDecodeError());
+    checkStrings(body.value);
+    return body.value;
+  }
+  if ((declaredLength(request.headers['content-length']) ?? 0) > BODY_LIMIT_BYTES) fail({ kind: 'payload_too_large' });
+  const bytes = await body.read(BODY_LIMIT_BYTES);
+  if (bytes === 'too_large') fail({ kind: 'payload_too_large' });
+  const value = parseJson(bytes);
+  // Unpaired surrogates and NUL can only come from `\u` escapes: skip the walk when there are none.
+  if (bytes.includes(0x5c)) checkStrings(value);
+  return value;
+}
+
+/** For a pre-parsed body of unknown size (chunked), its compact JSON size stands in for it. */
+function serializedLength(value: unknown): number {
+  try {
+    return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch {
+    // Never a 500, and never an echo of the input: the parser's message quotes it.
+    return fail(jsonDecodeError());
+  }
+}
+
+/** Header value as one string, or undefined when absent or repeated ambiguously. */
+function single(value: HeaderValue): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function declaredLength(value: HeaderValue): number | undefined {
+  const text = single(value);
+  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  return Number(text);
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * A missing Content-Type, `application/json` or any `type/subtype+json`, in any case,
+ * with parameters, is JSON; a charset other than UTF-8 is not (reference-deployment §9).
+ */
+export function isJsonMediaType(header: HeaderValue): boolean {
+  const value = single(header);
+  if (value === undefined) return true;
+  const [essence = '', ...parameters] = value.toLowerCase().split(';');
+  const [type, subtype, extra] = essence.trim().split('/');
+  if (extra !== undefined || type === undefined || subtype === undefined) return false;
+  if (!TOKEN.test(type) || !TOKEN.test(subtype)) return false;
+  if (!((type === 'application' && subtype === 'json') || subtype.endsWith('+json'))) return false;
+  return parameters.every(isAcceptableParameter);
+}
+
+function isAcceptableParameter(parameter: string): boolean {
+  const separator = parameter.indexOf('=');
+  if (separator === -1) return parameter.trim() === '';
+  const name = parameter.slice(0, separator).trim();
+  if (name !== 'charset') return true;
+  const charset = parameter.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1');
+  return charset === 'utf-8' || charset === 'utf8';
+}
+
+/** A compressed body would escape the size limit, so only identity is accepted. */
+function isIdentityEncoding(header: HeaderValue): boolean {
+  const value = single(header);
+  return value === undefined || value.trim() === '' || value.trim().toLowerCase() === 'identity';
+}
+
+/**
+ * Refuses strings (values and keys) that not every storage can keep: NUL and unpaired
+ * surrogates. Iterative, so a deeply nested body cannot overflow the stack.
+ */
+function checkStrings(root: unknown): void {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: ['body'] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isStorableString(value)) fail({ kind: 'validation', errors: [unicodeError(path)] });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        if (!isStorableString(key)) fail({ kind: 'validation', errors: [unicodeError(path)] });
+        stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  }
+}
+
+function isStorableString(value: string): boolean {
+  return value.isWellFormed() && !value.includes('\u0000');
+}
+
+function unicodeError(path: (string | number)[]): FieldError {
+  return { loc: path, msg: 'Input should be a valid string without NUL characters or unpaired surrogates', type: 'string_unicode' };
+}

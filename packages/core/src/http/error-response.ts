@@ -1,0 +1,50 @@
+import type { ServiceError } from '../errors.js';
+import type { CoreResult } from './types.js';
+
+/**
+ * The one place where a typed refusal becomes an HTTP status, headers and body.
+ * Detail strings are the specification's, byte for byte.
+ */
+export function errorToResult(error: ServiceError): CoreResult {
+  switch (error.kind) {
+    case 'unauthorized':
+      return detail(401, 'Could not validate credentials', { 'www-authenticate': 'Token' });
+    case 'subscription_required':
+      return detail(402, 'No active subscription was found');
+    case 'activity_not_found':
+      return detail(404, 'Activity not found');
+    case 'widget_not_found':
+      return detail(404, 'Widget not found');
+    case 'template_mismatch':
+      return detail(400, 'Template mismatch');
+    case 'validation':
+      return { kind: 'json', status: 422, body: { detail: error.errors } };
+    case 'too_many_ongoing_activities':
+      return detail(422, 'Too many ongoing activities');
+    case 'invalid_widget_content':
+      return detail(422, 'Invalid widget content');
+    case 'payload_too_large':
+      return detail(413, 'Request body too large', { connection: 'close' });
+    case 'unsupported_media_type':
+      return detail(415, 'Unsupported Media Type');
+    case 'too_many_event_streams':
+      return detail(429, 'Too many event streams');
+    case 'too_many_presses':
+      return detail(429, 'Too many presses');
+    case 'invalid_subject_filter':
+      return detail(422, `Invalid subject filter: ${error.value}`);
+    case 'route_not_found':
+      return detail(404, 'Not Found');
+    case 'method_not_allowed':
+      return detail(405, 'Method Not Allowed', { allow: error.allow.join(', ') });
+  }
+}
+
+/** What a request gets when something unexpected failed; the cause goes to the log only. */
+export function internalErrorResult(): CoreResult {
+  return detail(500, 'Internal Server Error');
+}
+
+function detail(status: number, text: string, headers?: Record<string, string>): CoreResult {
+  return headers === undefined ? { kind: 'json', status, body: { detail: text } } : { kind: 'json', status, body: { detail: text }, headers };
+}

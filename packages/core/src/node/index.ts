@@ -1,0 +1,186 @@
+/**
+ * `node:http` plumbing shared by every Node adapter: turning an IncomingMessage
+ * into a `CoreRequest` and writing a `CoreResult` to a ServerResponse. Adapters
+ * only call these, so no HTTP rule is written twice.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServiceError } from '../errors.js';
+import type { CoreRequest, CoreResult, HeaderValue, RequestBody, SseSink } from '../http/types.js';
+
+/** Anything with Tilecast's `handle` (the composition root, or a test double). */
+export interface TilecastHandler {
+  handle(request: CoreRequest): Promise<CoreResult>;
+}
+
+export interface ToCoreRequestOptions {
+  /** Path of the request relative to where Tilecast is mounted, with the query. Default `req.url`. */
+  url?: string;
+  /** A body the host framework already read (e.g. express.json()). `undefined` means unread. */
+  parsedBody?: unknown;
+  /** The host framework's body parser refused the body; the core reports it in its turn. */
+  bodyRefusal?: ServiceError;
+}
+
+export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options: ToCoreRequestOptions = {}): CoreRequest {
+  const { path, query } = splitUrl(options.url ?? req.url ?? '/');
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    path,
+    query: new URLSearchParams(query),
+    headers: req.headers as Record<string, HeaderValue>,
+    body: options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody),
+    signal: closeSignal(res),
+  };
+}
+
+/** Path and query of an origin-form (or absolute-form) request target. */
+export function splitUrl(url: string): { path: string; query: string } {
+  let target = url;
+  if (!target.startsWith('/')) {
+    try {
+      const parsed = new URL(target);
+      target = parsed.pathname + parsed.search;
+    } catch {
+      target = '/';
+    }
+  }
+  const mark = target.indexOf('?');
+  return mark === -1 ? { path: target, query: '' } : { path: target.slice(0, mark), query: target.slice(mark + 1) };
+}
+
+function requestBody(req: IncomingMessage, parsed: unknown): RequestBody {
+  if (parsed instanceof Uint8Array) return { kind: 'stream', read: async (limit) => (parsed.byteLength > limit ? 'too_large' : parsed) };
+  if (parsed !== undefined) return { kind: 'parsed', value: parsed };
+  return { kind: 'stream', read: (limit) => readLimited(req, limit) };
+}
+
+/** Reads the whole body, or stops at `limit + 1` bytes without buffering the rest. */
+export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8Array | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        resolve('too_large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      if (req.complete) return;
+      cleanup();
+      reject(new Error('request aborted'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function closeSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** Writes a core result; for an event stream, runs it until it ends or the client leaves. */
+export async function writeCoreResult(res: ServerResponse, result: CoreResult): Promise<void> {
+  if (result.kind === 'sse') return runEventStream(res, result);
+  if (result.kind === 'empty') {
+    res.writeHead(result.status, result.headers);
+    res.end();
+    return;
+  }
+  const payload = JSON.stringify(result.body);
+  res.writeHead(result.status, {
+    ...result.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+async function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind: 'sse' }>): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+    ...result.headers,
+  });
+  res.flushHeaders();
+  const sink = createSseSink(res);
+  try {
+    await result.run(sink);
+  } finally {
+    sink.end();
+  }
+}
+
+function createSseSink(res: ServerResponse): SseSink {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  return {
+    get bufferedBytes() {
+      return res.writableLength;
+    },
+    signal: controller.signal,
+    write(text) {
+      if (controller.signal.aborted || res.writableEnded) return Promise.resolve();
+      if (res.write(text)) return Promise.resolve();
+      // Wait for the socket to take the data, or for the client to leave.
+      return new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          controller.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        res.once('drain', done);
+        controller.signal.addEventListener('abort', done, { once: true });
+      });
+    },
+    end() {
+      if (!res.writableEnded) res.end();
+      controller.abort();
+    },
+  };
+}
+
+/** Serves one request with Tilecast: translate, handle, write. Never throws. */
+export async function handleNodeRequest(
+  tilecast: TilecastHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ToCoreRequestOptions = {},
+): Promise<void> {
+  try {
+    const result = await tilecast.handle(toCoreRequest(req, res, options));
+    await writeCoreResult(res, result);
+  } catch {
+    // handle() never rejects; this covers a client that left mid-write.
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"detail":"Internal Server Error"}');
+    } else if (!res.writableEnded) {
+      res.destroy();
+    }
+  }
+}
