@@ -7,6 +7,7 @@ import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
 import { leaseTests } from './concerns/leases.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
+import { pressNoteTests } from './concerns/press-notes.js';
 import { purgeTests } from './concerns/purge.js';
 import { tokenBucketTests } from './concerns/token-buckets.js';
 import { webhookTests } from './concerns/webhooks.js';
@@ -27,6 +28,7 @@ export const storageConcerns = {
   leases: { title: 'event-stream leases', define: leaseTests },
   tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },
   pressDedup: { title: 'press de-duplication', define: pressDedupTests },
+  pressNotes: { title: 'recent-press notes', define: pressNoteTests },
   widgetThrottle: { title: 'widget push throttle', define: widgetThrottleTests },
   webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
   purge: { title: 'purgeExpired', define: purgeTests },

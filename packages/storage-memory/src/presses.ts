@@ -1,7 +1,7 @@
 import type { Storage } from '@tilecast/core';
 import type { Bucket, MemoryState } from './state.js';
 
-type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress'>;
+type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Credits whole refill periods since the last refill, keeping the partial one. */
 function refill(bucket: Bucket, now: number): void {
@@ -54,6 +54,18 @@ export function pressMethods(state: MemoryState): PressMethods {
       if (existing && existing.expiresAt > now) return { created: false, eventId: existing.eventId };
       state.presses.set(key, { eventId, expiresAt });
       return { created: true, eventId };
+    },
+
+    async notePress(widgetKey, deviceId, until) {
+      state.pressNotes.set(`${widgetKey}\n${deviceId}`, { widgetKey, deviceId, until });
+    },
+
+    async listRecentPressers(widgetKey, now) {
+      const devices: string[] = [];
+      for (const note of state.pressNotes.values()) {
+        if (note.widgetKey === widgetKey && note.until > now) devices.push(note.deviceId);
+      }
+      return devices.sort();
     },
   };
 }

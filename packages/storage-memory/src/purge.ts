@@ -31,6 +31,7 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
   const removed =
     purgeEvents(state, now, batch) +
     purgeMap(state.presses, batch, (press) => press.expiresAt <= now) +
+    purgeMap(state.pressNotes, batch, (note) => note.until <= now) +
     purgeLeases(state, now, batch) +
     purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));

@@ -55,6 +55,8 @@ export interface MemoryState {
   leases: Map<string, Map<string, number>>;
   buckets: Map<string, Bucket>;
   presses: Map<string, { eventId: string; expiresAt: number }>;
+  /** Press notes: `<widgetKey>\n<deviceId>` → until. */
+  pressNotes: Map<string, { widgetKey: string; deviceId: string; until: number }>;
   throttle: Map<string, ThrottleWindow>;
   /** `claimKey(eventId, entryKey)` → claim. */
   claims: Map<string, { instanceId: string; expiresAt: number }>;
@@ -74,6 +76,7 @@ export function createState(): MemoryState {
     leases: new Map(),
     buckets: new Map(),
     presses: new Map(),
+    pressNotes: new Map(),
     throttle: new Map(),
     claims: new Map(),
   };

@@ -162,6 +162,14 @@ export interface Storage {
     expiresAt: number,
   ): Promise<{ created: boolean; eventId: string }>;
 
+  /**
+   * Notes that device `deviceId` pressed a tile of widget `widgetKey`, remembered until
+   * `until`; a later note for the same pair replaces it (the latest press counts).
+   */
+  notePress(widgetKey: string, deviceId: string, until: number): Promise<void>;
+  /** Devices with a press note on `widgetKey` still valid at `now` (`until > now`), sorted. */
+  listRecentPressers(widgetKey: string, now: number): Promise<string[]>;
+
   // ── widget push throttle ──────────────────────────────────────────────────
   /**
    * **ATOMIC.** Claims the right to push widget `key` at `now`. Outside a running window:
@@ -202,8 +210,10 @@ export interface Storage {
 
   // ── housekeeping and lifecycle ────────────────────────────────────────────
   /**
-   * Removes expired events, press keys, leases and delivery claims, at most `batch` rows
-   * of each kind; returns how many were removed in total.
+   * Removes expired events, press keys, press notes, leases and delivery claims, at most
+   * `batch` rows of each kind; returns how many were removed in total. Also frees state
+   * that is indistinguishable from absent state (full token buckets, ended throttle
+   * windows), uncounted, so the store stays bounded.
    */
   purgeExpired(now: number, batch: number): Promise<number>;
   /**
