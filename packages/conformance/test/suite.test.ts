@@ -29,6 +29,7 @@ describe('runStorageConformance options', () => {
       'leases',
       'tokenBuckets',
       'pressDedup',
+      'pressNotes',
       'widgetThrottle',
       'webhooks',
       'purge',
