@@ -1,7 +1,7 @@
 import type { Storage } from '@tilecast/core';
 import type { Bucket, MemoryState } from './state.js';
 
-type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'notePress' | 'listRecentPressers'>;
+type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'findPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Credits whole refill periods since the last refill, keeping the partial one. */
 function refill(bucket: Bucket, now: number): void {
@@ -54,6 +54,11 @@ export function pressMethods(state: MemoryState): PressMethods {
       if (existing && existing.expiresAt > now) return { created: false, eventId: existing.eventId };
       state.presses.set(key, { eventId, expiresAt });
       return { created: true, eventId };
+    },
+
+    async findPress(key, now) {
+      const existing = state.presses.get(key);
+      return existing && existing.expiresAt > now ? existing.eventId : null;
     },
 
     async notePress(widgetKey, deviceId, until) {
