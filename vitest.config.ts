@@ -9,6 +9,7 @@ export default defineConfig({
     // depends on a stale build.
     alias: [
       { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
+      { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
       { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },

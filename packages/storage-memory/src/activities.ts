@@ -72,7 +72,8 @@ export function activityMethods(state: MemoryState): ActivityMethods {
       activity.live = update.state === 'ONGOING';
       activity.content = copy(update.content);
       activity.updatedAt = isoTime(update.now);
-      return { ok: true, activity: copy(activity), transition };
+      // The caller's own content object is already separate from the stored copy.
+      return { ok: true, activity: { ...activity, content: update.content }, transition };
     },
   };
 }

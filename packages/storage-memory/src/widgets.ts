@@ -83,7 +83,8 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
       entry.record.content = copy(update.content);
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
-      return copy(entry.record);
+      // The caller's own content object is already separate from the stored copy.
+      return { ...entry.record, content: update.content };
     },
 
     async shareWidget(accountId, slug, deviceId) {

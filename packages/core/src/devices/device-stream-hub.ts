@@ -18,15 +18,22 @@ export interface DeviceStreamHub extends DeviceTransport {
 
 export function createDeviceStreamHub(): DeviceStreamHub {
   const connections = new Map<string, Set<DeviceConnection>>();
-  const deliver = (deviceId: string, text: string) => {
-    for (const connection of connections.get(deviceId) ?? []) connection.deliver(text);
+  // One push object goes to every device of a fan-out: frame it once, and only when
+  // some device is connected here.
+  const frames = new WeakMap<object, string>();
+  const deliver = (deviceId: string, event: string, push: object) => {
+    const open = connections.get(deviceId);
+    if (open === undefined) return;
+    let text = frames.get(push);
+    if (text === undefined) frames.set(push, (text = sseEvent({ event, data: push })));
+    for (const connection of open) connection.deliver(text);
   };
   return {
     async pushWidget(deviceId, push: WidgetPush) {
-      deliver(deviceId, sseEvent({ event: 'widget', data: push }));
+      deliver(deviceId, 'widget', push);
     },
     async pushActivity(deviceId, push: ActivityPush) {
-      deliver(deviceId, sseEvent({ event: 'activity', data: push }));
+      deliver(deviceId, 'activity', push);
     },
     attach(deviceId, connection) {
       let set = connections.get(deviceId);

@@ -1,0 +1,4 @@
+import { p1, p2, p3 } from './publish.mjs';
+
+/** Every scenario, in the order `npm run bench` runs them. */
+export const scenarios = [p1, p2, p3];
