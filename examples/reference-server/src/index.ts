@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { listen } from '@tilecast/adapter-node-http';
+import { listen, mount } from '@tilecast/adapter-node-http';
 import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import type { ServerConfig } from './config.js';
@@ -20,9 +20,10 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
     throw new Error('DATABASE_URL is set, but this build has no PostgreSQL storage yet: unset it to use in-memory storage');
   }
   const storage = createMemoryStorage();
-  const tilecast = createTilecast({ storage, logger });
+  const tilecast = createTilecast({ storage, logger, sse: config.sse });
   const banner = await seed(tilecast, config.seedPath);
-  const server = await listen(tilecast, { port: config.port, host: config.host });
+  // The device API lives under /device; its stream is this deployment's device transport.
+  const server = await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: config.port, host: config.host });
   return {
     url: server.url,
     tilecast,

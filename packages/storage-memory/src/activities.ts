@@ -1,7 +1,7 @@
 import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
-import { copy, inner, isoTime, type MemoryState } from './state.js';
+import { byCodeUnit, copy, inner, isoTime, type MemoryState } from './state.js';
 
-type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'applyActivityUpdate'>;
+type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
 function liveCount(activities: Map<string, ActivityRecord>): number {
   let live = 0;
@@ -35,6 +35,12 @@ export function activityMethods(state: MemoryState): ActivityMethods {
       if (!activities?.delete(slug)) return false;
       if (activities.size === 0) state.activities.delete(accountId);
       return true;
+    },
+
+    async listActivities(accountId) {
+      const activities = state.activities.get(accountId);
+      if (!activities) return [];
+      return [...activities.keys()].sort(byCodeUnit).map((slug) => copy(activities.get(slug)!));
     },
 
     async getActivity(accountId, slug) {

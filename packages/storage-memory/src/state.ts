@@ -55,8 +55,8 @@ export interface MemoryState {
   leases: Map<string, Map<string, number>>;
   buckets: Map<string, Bucket>;
   presses: Map<string, { eventId: string; expiresAt: number }>;
-  /** Press notes: `<widgetKey>\n<deviceId>` → until. */
-  pressNotes: Map<string, { widgetKey: string; deviceId: string; until: number }>;
+  /** Press notes: widgetKey → deviceId → until. */
+  pressNotes: Map<string, Map<string, number>>;
   throttle: Map<string, ThrottleWindow>;
   /** `claimKey(eventId, entryKey)` → claim. */
   claims: Map<string, { instanceId: string; expiresAt: number }>;

@@ -1,9 +1,17 @@
 import type { Storage } from '@tilecast/core';
-import { byCodeUnit, copy, inner, isoTime, pairKey, type MemoryState, type WidgetEntry } from './state.js';
+import { byCodeUnit, copy, inner, isoTime, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
   Storage,
-  'putWidget' | 'deleteWidget' | 'getWidget' | 'setWidgetContent' | 'shareWidget' | 'unshareWidget' | 'listWidgetShares'
+  | 'putWidget'
+  | 'deleteWidget'
+  | 'getWidget'
+  | 'listWidgets'
+  | 'listWidgetsSharedWith'
+  | 'setWidgetContent'
+  | 'shareWidget'
+  | 'unshareWidget'
+  | 'listWidgetShares'
 >;
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
@@ -52,6 +60,21 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
     async getWidget(accountId, slug) {
       const entry = findWidget(state, accountId, slug);
       return entry ? copy(entry.record) : null;
+    },
+
+    async listWidgets(accountId) {
+      const widgets = state.widgets.get(accountId);
+      if (!widgets) return [];
+      return [...widgets.keys()].sort(byCodeUnit).map((slug) => copy(widgets.get(slug)!.record));
+    },
+
+    async listWidgetsSharedWith(deviceId) {
+      const keys = [...(state.sharesByDevice.get(deviceId) ?? [])].map(parsePairKey);
+      keys.sort(([a1, s1], [a2, s2]) => byCodeUnit(a1, a2) || byCodeUnit(s1, s2));
+      return keys.flatMap(([accountId, slug]) => {
+        const entry = findWidget(state, accountId, slug);
+        return entry ? [copy(entry.record)] : [];
+      });
     },
 
     async setWidgetContent(accountId, slug, update) {

@@ -144,18 +144,10 @@ function createSseSink(res: ServerResponse): SseSink {
     },
     signal: controller.signal,
     write(text) {
-      if (controller.signal.aborted || res.writableEnded) return Promise.resolve();
-      if (res.write(text)) return Promise.resolve();
-      // Wait for the socket to take the data, or for the client to leave.
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          controller.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        res.once('drain', done);
-        controller.signal.addEventListener('abort', done, { once: true });
-      });
+      // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
+      // client stopped reading (reference-deployment §9), instead of stalling its loop.
+      if (!controller.signal.aborted && !res.writableEnded) res.write(text);
+      return Promise.resolve();
     },
     end() {
       if (!res.writableEnded) res.end();
