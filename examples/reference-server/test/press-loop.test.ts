@@ -75,7 +75,7 @@ describe('reference server: press → event → confirm → device', () => {
       body: JSON.stringify({ owner: 'demo', slug: 'lights', request_id: 'tap-1', action: 'hall', value: true }),
     });
     expect(pressed.status).toBe(202);
-    const { event_id } = await pressed.json();
+    const { event_id } = (await pressed.json()) as { event_id: string };
 
     const event = await nextEvent((d) => d.id === event_id);
     expect(event.lastEventId).toBe('u:1');

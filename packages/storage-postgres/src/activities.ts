@@ -1,7 +1,7 @@
 import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
 import { type Ctx, isoTime, num, toJson, transaction } from './db.js';
 
-type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'applyActivityUpdate'>;
+type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
 interface ActivityRow {
   account_id: string;
@@ -55,6 +55,14 @@ export function activityMethods({ db, t }: Ctx): ActivityMethods {
         [accountId, slug],
       );
       return rows[0] ? toActivity(rows[0]) : null;
+    },
+
+    async listActivities(accountId) {
+      const { rows } = await db.query<ActivityRow>(
+        `SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
+        [accountId],
+      );
+      return rows.map(toActivity);
     },
 
     // ATOMIC: one transaction. The activity row is locked first (concurrent updates of one

@@ -1,7 +1,7 @@
 import type { Storage, TokenBucketRule } from '@tilecast/core';
 import { type Ctx, num, transaction } from './db.js';
 
-type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'notePress' | 'listRecentPressers'>;
+type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'findPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Code-unit order: every caller locks bucket rows in the same order, so takes never deadlock. */
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -80,6 +80,14 @@ export function pressMethods({ db, t }: Ctx): PressMethods {
         const { rows } = await client.query<{ event_id: string }>(`SELECT event_id FROM ${t.pressKeys} WHERE key = $1`, [key]);
         return { created: false, eventId: rows[0]!.event_id };
       });
+    },
+
+    async findPress(key, now) {
+      const { rows } = await db.query<{ event_id: string }>(
+        `SELECT event_id FROM ${t.pressKeys} WHERE key = $1 AND expires_at > $2`,
+        [key, now],
+      );
+      return rows[0]?.event_id ?? null;
     },
 
     async notePress(widgetKey, deviceId, until) {

@@ -3,7 +3,15 @@ import { type Ctx, errorCode, isoTime, num, toJson } from './db.js';
 
 type WidgetMethods = Pick<
   Storage,
-  'putWidget' | 'deleteWidget' | 'getWidget' | 'setWidgetContent' | 'shareWidget' | 'unshareWidget' | 'listWidgetShares'
+  | 'putWidget'
+  | 'deleteWidget'
+  | 'getWidget'
+  | 'listWidgets'
+  | 'listWidgetsSharedWith'
+  | 'setWidgetContent'
+  | 'shareWidget'
+  | 'unshareWidget'
+  | 'listWidgetShares'
 >;
 
 interface WidgetRow {
@@ -56,6 +64,25 @@ export function widgetMethods({ db, t }: Ctx): WidgetMethods {
         slug,
       ]);
       return rows[0] ? toWidget(rows[0]) : null;
+    },
+
+    async listWidgets(accountId) {
+      const { rows } = await db.query<WidgetRow>(
+        `SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
+        [accountId],
+      );
+      return rows.map(toWidget);
+    },
+
+    async listWidgetsSharedWith(deviceId) {
+      const { rows } = await db.query<WidgetRow>(
+        `SELECT ${COLUMNS.split(', ').map((column) => `w.${column}`).join(', ')}
+         FROM ${t.widgetShares} s JOIN ${t.widgets} w ON w.account_id = s.account_id AND w.slug = s.slug
+         WHERE s.device_id = $1
+         ORDER BY w.account_id COLLATE "C", w.slug COLLATE "C"`,
+        [deviceId],
+      );
+      return rows.map(toWidget);
     },
 
     async setWidgetContent(accountId, slug, update) {
