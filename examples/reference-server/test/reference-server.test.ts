@@ -34,7 +34,8 @@ describe('reference server', () => {
   });
 
   it('npm start prints a demo token and a curl line that starts an activity', async () => {
-    const { child, output } = await runMain({ PORT: '0', HOST: '127.0.0.1' }, /OpenAPI: /);
+    // In-memory mode even when the test run itself has DATABASE_URL (CI sets it for the storage tests).
+    const { child, output } = await runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' }, /OpenAPI: /);
     running.push(child);
     const curl = /curl -X PATCH (\S+) -H 'Authorization: Token (\S+)' -H 'Content-Type: application\/json' -d '(.+)'/.exec(output);
     expect(curl, output).not.toBeNull();
