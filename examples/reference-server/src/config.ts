@@ -5,6 +5,8 @@ export interface ServerConfig {
   /** Path of a seed file to load at start, or null for the demo account. */
   seedPath: string | null;
   databaseUrl: string | null;
+  /** PostgreSQL schema of Tilecast's tables (`TILECAST_DATABASE_SCHEMA`, default `tilecast`). */
+  databaseSchema: string;
   /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
   sse: { pingMs: number; lifetimeMs: number };
 }
@@ -15,6 +17,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     host: env.HOST || '127.0.0.1',
     seedPath: env.TILECAST_SEED || null,
     databaseUrl: env.DATABASE_URL || null,
+    databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
     sse: {
       pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
       lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
