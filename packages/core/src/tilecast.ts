@@ -4,6 +4,7 @@ import type { TilecastContext } from './context.js';
 import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';
 import { isTilecastError } from './errors.js';
 import { createEventBus } from './events/event-bus.js';
+import { createStreamLeaseKeeper } from './events/stream-leases.js';
 import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
@@ -78,6 +79,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
   const devices = createDeviceFanout({ storage, transport, clock, logger });
   const bus = createEventBus(storage);
+  const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
@@ -86,6 +88,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     logger,
     devices,
     bus,
+    streamLeases,
     deviceStreams,
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
@@ -107,6 +110,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       stopHousekeeping();
       devices.close();
       bus.close();
+      streamLeases.close();
       await devices.idle();
     },
   };
