@@ -15,6 +15,8 @@ export default defineConfig({
       { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },
       { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
       { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
+      { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
+      { find: /^@tilecast\/simulator$/, replacement: src('./packages/simulator/src/index.ts') },
       { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
     ],
   },

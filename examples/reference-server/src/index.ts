@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { listen, mount } from '@tilecast/adapter-node-http';
 import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
+import { createSimulatorPage } from '@tilecast/simulator/page';
 import type { ServerConfig } from './config.js';
-import { createDemoAccount, demoInstructions } from './demo.js';
+import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
 import { openStorage } from './storage.js';
 
 export interface ReferenceServer {
@@ -19,13 +20,17 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   const { storage } = opened;
   const tilecast = createTilecast({ storage, logger, sse: config.sse });
   await opened.ready();
-  const banner = await seed(tilecast, config.seedPath);
+  const seeded = await seed(tilecast, config.seedPath);
   // The device API lives under /device; its stream is this deployment's device transport.
-  const server = await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: config.port, host: config.host });
+  const api = mount({ '/': tilecast, '/device': tilecast.device });
+  // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
+  // phone's token is handed to it: a seeded deployment never gives a token away.
+  const page = createSimulatorPage({ config: seeded.demo ? { deviceToken: seeded.demo.deviceToken } : null });
+  const server = await listen((req, res) => (page(req, res) ? undefined : api(req, res)), { port: config.port, host: config.host });
   return {
     url: server.url,
     tilecast,
-    banner: `Storage: ${opened.description}\n${banner(server.url)}`,
+    banner: `Storage: ${opened.description}\n${seeded.banner(server.url)}\nDevice simulator: ${server.url}/`,
     async close() {
       await server.close();
       await tilecast.close();
@@ -34,11 +39,17 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   };
 }
 
-async function seed(tilecast: Tilecast, seedPath: string | null): Promise<(url: string) => string> {
+interface Seeded {
+  banner: (url: string) => string;
+  /** The demo account, when no seed file was given. */
+  demo: DemoAccount | null;
+}
+
+async function seed(tilecast: Tilecast, seedPath: string | null): Promise<Seeded> {
   if (seedPath === null) {
     const demo = await createDemoAccount(tilecast);
-    return (url) => demoInstructions(url, demo);
+    return { banner: (url) => demoInstructions(url, demo), demo };
   }
   const result = await tilecast.loadSeed(JSON.parse(await readFile(seedPath, 'utf8')));
-  return () => `Loaded ${seedPath}: accounts ${result.accounts.map((a) => a.id).join(', ')}`;
+  return { banner: () => `Loaded ${seedPath}: accounts ${result.accounts.map((a) => a.id).join(', ')}`, demo: null };
 }
