@@ -3,7 +3,8 @@
  * against the reference server over 127.0.0.1: pushes appear, a toggle goes through
  * Turning on → filled on a confirming PATCH, an unconfirmed one ends in No response (tile
  * timings shortened through the page's query string), a button shows Sent then returns.
- * A screenshot is saved to .test-results/simulator.png.
+ * Content older than its `stale_after` is marked stale. A screenshot is saved to
+ * .test-results/simulator.png.
  *
  * Never skipped: without a working chromium at /usr/bin/chromium the test fails and says so.
  */
@@ -171,6 +172,14 @@ describe('device simulator page in chromium', () => {
     await mkdir(join(repoRoot, '.test-results'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     await access(SCREENSHOT);
+
+    // Stale marking: the boiler was created with stale_after 3600 s. The page's clock jumps an
+    // hour ahead (playwright's fake clock); widgets without stale_after never go stale.
+    await page.clock.install();
+    await page.clock.fastForward('01:00:05');
+    await expect.poll(() => page.locator('[data-widget="demo/boiler"]').getAttribute('data-stale')).toBe('true');
+    expect(await page.locator('[data-widget="demo/boiler"] .stale-badge').textContent()).toBe('Stale');
+    expect(await page.locator('[data-widget="demo/lights"]').getAttribute('data-stale')).toBe('false');
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });
