@@ -1,4 +1,5 @@
-import { createPoster, openStreams } from '../lib/sse-clients.mjs';
+import { openStreams } from '../lib/sse-clients.mjs';
+import { runPressLoad } from '../lib/press-load.mjs';
 import { startServer } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
 
@@ -57,6 +58,62 @@ export const s1 = {
         { name: 'memory vs baseline', value: `${round(ratio, 2)}×`, target: '<= 1.4×', pass: ratio <= 1.4 },
       ],
       raw: { baseline, tilecast },
+    };
+  },
+};
+
+/** One press-load run on a fresh server of `kind`. */
+async function pressRun(kind, accounts, rate, seconds) {
+  const server = await servers[kind === 'tilecast' ? 'tilecast' : 'baseline'](accounts);
+  try {
+    const result = await runPressLoad({ server, kind, accounts, rate, seconds, localAddress: nextSource() });
+    if (result.refused > 0) throw new Error(`${kind}: ${result.refused} presses refused`);
+    return { ...result, p50: percentile(result.latencies, 50), p99: percentile(result.latencies, 99), cpuPerDelivery: result.cpuMicros / result.deliveries };
+  } finally {
+    await server.stop();
+  }
+}
+
+export const s2 = {
+  id: 'S2',
+  title: '10,000 open streams, 1,000 presses/s across the accounts: press-to-stream latency and CPU per event',
+  async run({ quick }) {
+    const accounts = quick ? 250 : 2500;
+    const rate = quick ? 200 : 1000;
+    const seconds = quick ? 3 : 10;
+    const runs = quick ? 1 : 3;
+    const samples = { baseline: [], tilecast: [] };
+    for (let i = 0; i < runs; i++) {
+      samples.baseline.push(await pressRun('baseline', accounts, rate, seconds));
+      samples.tilecast.push(await pressRun('tilecast', accounts, rate, seconds));
+    }
+    // Cost per event must not depend on how many other streams are open: the same press
+    // rate with a fifth of the streams.
+    const fewAccounts = Math.max(50, accounts / 5);
+    const few = await pressRun('tilecast', fewAccounts, Math.min(rate, fewAccounts * 0.8), seconds);
+    const many = await pressRun('tilecast', accounts, Math.min(rate, fewAccounts * 0.8), seconds);
+    const m = (kind, key) => median(samples[kind].map((s) => s[key]));
+    const p99Ratio = m('tilecast', 'p99') / m('baseline', 'p99');
+    const cpuRatio = m('tilecast', 'cpuPerDelivery') / m('baseline', 'cpuPerDelivery');
+    const scaling = many.cpuPerDelivery / few.cpuPerDelivery;
+    const lost = samples.tilecast.reduce((sum, s) => sum + (s.expected - s.deliveries), 0);
+    return {
+      figures: {
+        streams: accounts * STREAMS_PER_ACCOUNT,
+        'presses/s': rate,
+        'baseline p50 / p99 ms': `${round(m('baseline', 'p50'), 2)} / ${round(m('baseline', 'p99'), 2)}`,
+        'tilecast p50 / p99 ms': `${round(m('tilecast', 'p50'), 2)} / ${round(m('tilecast', 'p99'), 2)}`,
+        'baseline CPU µs/delivered event': round(m('baseline', 'cpuPerDelivery'), 2),
+        'tilecast CPU µs/delivered event': round(m('tilecast', 'cpuPerDelivery'), 2),
+        [`tilecast CPU µs/event, ${fewAccounts * STREAMS_PER_ACCOUNT} vs ${accounts * STREAMS_PER_ACCOUNT} streams`]: `${round(few.cpuPerDelivery, 2)} vs ${round(many.cpuPerDelivery, 2)}`,
+      },
+      checks: [
+        { name: 'every event delivered', value: `${lost} lost`, target: '0 lost', pass: lost === 0 },
+        { name: 'p99 latency vs baseline', value: `${round(p99Ratio, 2)}×`, target: '<= 1.3×', pass: p99Ratio <= 1.3 },
+        { name: 'CPU per event vs baseline', value: `${round(cpuRatio, 2)}×`, target: '<= 1.3×', pass: cpuRatio <= 1.3 },
+        { name: 'CPU per event, 5× the streams', value: `${round(scaling, 2)}×`, target: '<= 1.2×', pass: scaling <= 1.2 },
+      ],
+      raw: { samples: Object.fromEntries(Object.entries(samples).map(([k, list]) => [k, list.map(({ latencies, ...rest }) => rest)])) },
     };
   },
 };

@@ -2,6 +2,7 @@ import type { DeviceAuthenticator } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { DeviceStreamHub } from './devices/device-stream-hub.js';
 import type { EventBus } from './events/event-bus.js';
+import type { FrameCache } from './events/frame-cache.js';
 import type { StreamLeaseKeeper } from './events/stream-leases.js';
 import type { Logger } from './logger.js';
 import type { DeviceFanout } from './services/device-fanout.js';
@@ -17,6 +18,8 @@ export interface TilecastContext {
   devices: DeviceFanout;
   /** Wakes live `/events` streams of an account. */
   bus: EventBus;
+  /** Recent events, framed once for all streams. */
+  frames: FrameCache;
   /** Renews the `/events` stream slots this instance holds. */
   streamLeases: StreamLeaseKeeper;
   /** Open `/device/stream` connections of this instance. */

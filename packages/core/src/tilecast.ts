@@ -5,6 +5,7 @@ import { combineTransports, createDeviceStreamHub } from './devices/device-strea
 import { isTilecastError } from './errors.js';
 import { createEventBus } from './events/event-bus.js';
 import { createStreamLeaseKeeper } from './events/stream-leases.js';
+import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
@@ -88,6 +89,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     logger,
     devices,
     bus,
+    frames: createFrameCache(),
     streamLeases,
     deviceStreams,
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
