@@ -13,6 +13,7 @@ import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
 import type { DeviceTransport } from './transport/device-transport.js';
 import { nullTransport } from './transport/recording-transport.js';
+import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
 export interface TilecastOptions {
   /** Where everything is kept: `@tilecast/storage-memory` or `@tilecast/storage-postgres`. */
@@ -24,6 +25,12 @@ export interface TilecastOptions {
   logger?: Logger;
   /** `info.title` of `/openapi.json`. Default `Tilecast`. */
   title?: string;
+  /**
+   * Webhook delivery settings. `allowPrivateNetworks` (off by default, logged as a warning
+   * when on) lets test deployments deliver to loopback/private receivers; `ca` adds trusted
+   * CAs; `resolve` replaces DNS; `unsafeTestOnlyDial` is for tests only (see its docs).
+   */
+  webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger'>;
 }
 
 export interface Tilecast {
@@ -35,7 +42,7 @@ export interface Tilecast {
   loadSeed(seed: unknown): Promise<SeedResult>;
   /** The generated OpenAPI 3.1 document served at `/openapi.json`. */
   openapi(): object;
-  /** Resolves once background work (device pushes) started so far has settled. */
+  /** Resolves once background work (device pushes, webhook deliveries) started so far has settled. */
   idle(): Promise<void>;
   /** Stops timers. Does not close the storage (the host owns it). */
   close(): Promise<void>;
@@ -50,10 +57,11 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const logger = options.logger ?? consoleLogger;
   const { storage } = options;
   const devices = createDeviceFanout({ storage, transport: options.transport ?? nullTransport, clock, logger });
+  const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   let openapiDocument: object | undefined;
   const openapi = (): object => (openapiDocument ??= buildOpenApiDocument({ title: options.title ?? 'Tilecast' }));
 
-  const context: TilecastContext = { storage, clock, logger, devices, openapi };
+  const context: TilecastContext = { storage, clock, logger, devices, webhooks, openapi };
   const route = createRouter(publisherRoutes);
   const management = createManagementApi(storage);
 
@@ -74,10 +82,13 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     management,
     loadSeed: (seed) => loadSeed(management, seed),
     openapi,
-    idle: () => devices.idle(),
+    idle: async () => {
+      await Promise.all([devices.idle(), webhooks.idle()]);
+    },
     async close() {
       devices.close();
-      await devices.idle();
+      webhooks.close();
+      await Promise.all([devices.idle(), webhooks.idle()]);
     },
   };
 }
