@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { tilecastRouter } from '@tilecast/adapter-express';
 import { listen } from '@tilecast/adapter-node-http';
-import { createRecordingTransport, createTilecast, silentLogger, type Clock, type RecordingTransport, type Storage, type Tilecast } from '@tilecast/core';
+import { createRecordingTransport, createTilecast, silentLogger, type Clock, type Logger, type RecordingTransport, type Storage, type Tilecast, type TilecastOptions } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 
 /** `express+json`: the host app ran `express.json()` before the Tilecast router. */
@@ -19,10 +19,13 @@ export interface ApiServer {
 }
 
 /** The real core on memory storage, served over HTTP on port 0 through one adapter. */
-export async function startApi(adapter: AdapterName, options: { clock?: Clock } = {}): Promise<ApiServer> {
+export async function startApi(
+  adapter: AdapterName,
+  options: { clock?: Clock; logger?: Logger; webhooks?: TilecastOptions['webhooks'] } = {},
+): Promise<ApiServer> {
   const storage = createMemoryStorage();
   const transport = createRecordingTransport();
-  const tilecast = createTilecast({ storage, transport, logger: silentLogger, clock: options.clock });
+  const tilecast = createTilecast({ storage, transport, logger: options.logger ?? silentLogger, clock: options.clock, webhooks: options.webhooks });
   const { url, close } = adapter === 'node-http' ? await listen(tilecast, { port: 0, host: '127.0.0.1' }) : await listenExpress(tilecast, adapter === 'express+json');
   return {
     url,
