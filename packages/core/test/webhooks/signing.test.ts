@@ -118,3 +118,14 @@ describe('verifyWebhook refuses one broken thing at a time', () => {
     }
   });
 });
+
+describe('verify.ts stays portable', () => {
+  it('imports nothing but the dependency-free header names', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const source = await readFile(new URL('../../src/webhooks/verify.ts', import.meta.url), 'utf8');
+    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((match) => match[1]);
+    expect(imports).toEqual(['./header-names.js']);
+    const names = await readFile(new URL('../../src/webhooks/header-names.ts', import.meta.url), 'utf8');
+    expect(names).not.toMatch(/^import /m);
+  });
+});
