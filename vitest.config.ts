@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@tilecast\/core\/verify$/, replacement: src('./packages/core/src/webhooks/verify.ts') },
       { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
+      { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
       { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },

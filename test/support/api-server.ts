@@ -2,8 +2,19 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { tilecastRouter } from '@tilecast/adapter-express';
-import { listen } from '@tilecast/adapter-node-http';
-import { createRecordingTransport, createTilecast, silentLogger, type Clock, type Logger, type RecordingTransport, type Storage, type Tilecast, type TilecastOptions } from '@tilecast/core';
+import { listen, mount } from '@tilecast/adapter-node-http';
+import {
+  createRecordingTransport,
+  createTilecast,
+  silentLogger,
+  type Clock,
+  type Logger,
+  type RecordingTransport,
+  type SseTimings,
+  type Storage,
+  type Tilecast,
+  type TilecastOptions,
+} from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 
 /** `express+json`: the host app ran `express.json()` before the Tilecast router. */
@@ -21,12 +32,23 @@ export interface ApiServer {
 /** The real core on memory storage, served over HTTP on port 0 through one adapter. */
 export async function startApi(
   adapter: AdapterName,
-  options: { clock?: Clock; logger?: Logger; webhooks?: TilecastOptions['webhooks'] } = {},
+  options: { clock?: Clock; sse?: Partial<SseTimings>; storage?: Storage; logger?: Logger; webhooks?: TilecastOptions['webhooks'] } = {},
 ): Promise<ApiServer> {
-  const storage = createMemoryStorage();
+  const storage = options.storage ?? createMemoryStorage();
   const transport = createRecordingTransport();
-  const tilecast = createTilecast({ storage, transport, logger: options.logger ?? silentLogger, clock: options.clock, webhooks: options.webhooks });
-  const { url, close } = adapter === 'node-http' ? await listen(tilecast, { port: 0, host: '127.0.0.1' }) : await listenExpress(tilecast, adapter === 'express+json');
+  const tilecast = createTilecast({
+    storage,
+    transport,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock,
+    sse: options.sse,
+    purgeIntervalMs: 0,
+    webhooks: options.webhooks,
+  });
+  const { url, close } =
+    adapter === 'node-http'
+      ? await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: 0, host: '127.0.0.1' })
+      : await listenExpress(tilecast, adapter === 'express+json');
   return {
     url,
     tilecast,
@@ -43,6 +65,7 @@ export async function startApi(
 async function listenExpress(tilecast: Tilecast, preParse: boolean): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
   if (preParse) app.use(express.json({ limit: '1mb' }));
+  app.use('/svc/device', tilecastRouter(tilecast.device));
   app.use('/svc', tilecastRouter(tilecast));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -5,6 +5,8 @@ export interface Fixture {
   other: string;
   unsubscribed: string;
   deviceToken: string;
+  /** Device of `other`, with `acme`'s `lights` widget shared to it. */
+  guestToken: string;
 }
 
 /** Three accounts: `acme` (quota 2, a device, one resource per template kind), `other`, and one without subscription. */
@@ -14,7 +16,7 @@ export async function seedFixture(tilecast: Tilecast): Promise<Fixture> {
   const { token: other } = await m.createAccount({ id: 'other' });
   const { token: unsubscribed } = await m.createAccount({ id: 'lapsed', subscription: 'none' });
   const { token: deviceToken } = await m.registerDevice({ id: 'acme-phone', account: 'acme' });
-  await m.registerDevice({ id: 'guest-phone', account: 'other' });
+  const { token: guestToken } = await m.registerDevice({ id: 'guest-phone', account: 'other' });
   await m.createActivity({ account: 'acme', slug: 'build', template: 'progress', dismissalDelayS: 30 });
   await m.createActivity({ account: 'acme', slug: 'deploy', template: 'progress' });
   await m.createActivity({ account: 'acme', slug: 'release', template: 'progress' });
@@ -25,7 +27,7 @@ export async function seedFixture(tilecast: Tilecast): Promise<Fixture> {
   await m.shareWidget('acme', 'lights', 'guest-phone');
   await m.createActivity({ account: 'other', slug: 'secret', template: 'progress' });
   await m.createWidget({ account: 'other', slug: 'secret-widget', template: 'gauge' });
-  return { acme, other, unsubscribed, deviceToken };
+  return { acme, other, unsubscribed, deviceToken, guestToken };
 }
 
 export const progressUpdate = (value = 0.5, state: 'ONGOING' | 'IDLE' = 'ONGOING') => ({

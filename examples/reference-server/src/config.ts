@@ -5,6 +5,10 @@ export interface ServerConfig {
   /** Path of a seed file to load at start, or null for the demo account. */
   seedPath: string | null;
   databaseUrl: string | null;
+  /** PostgreSQL schema of Tilecast's tables (`TILECAST_DATABASE_SCHEMA`, default `tilecast`). */
+  databaseSchema: string;
+  /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
+  sse: { pingMs: number; lifetimeMs: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -13,6 +17,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     host: env.HOST || '127.0.0.1',
     seedPath: env.TILECAST_SEED || null,
     databaseUrl: env.DATABASE_URL || null,
+    databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
+    sse: {
+      pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
+      lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
+    },
   };
 }
 
@@ -21,4 +30,11 @@ function readPort(value: string | undefined): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0-65535, got "${value}"`);
   return port;
+}
+
+function readPositiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${value}"`);
+  return number;
 }

@@ -40,9 +40,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts a `node:http` server for Tilecast: the shortest way to serve it. */
-export async function listen(tilecast: TilecastHandler, options: ListenOptions = {}): Promise<RunningServer> {
-  const server = createServer(createRequestListener(tilecast, options));
+/**
+ * Starts a `node:http` server for Tilecast: the shortest way to serve it. Pass the
+ * Tilecast instance (or its `device` handler), or a listener built from several
+ * `createRequestListener` mounts.
+ */
+export async function listen(target: TilecastHandler | RequestListener, options: ListenOptions = {}): Promise<RunningServer> {
+  const listener = typeof target === 'function' ? target : createRequestListener(target, options);
+  const server = createServer(listener);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -61,6 +66,22 @@ export async function listen(tilecast: TilecastHandler, options: ListenOptions =
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * One listener for several handlers, each under its own path prefix; the longest prefix
+ * that matches wins, e.g. `mount({ '/': tilecast, '/device': tilecast.device })`.
+ */
+export function mount(handlers: Record<string, TilecastHandler>): RequestListener {
+  const mounts = Object.entries(handlers)
+    .map(([path, handler]) => ({ prefix: normalizeBasePath(path), listener: createRequestListener(handler, { basePath: path }) }))
+    .sort((a, b) => b.prefix.length - a.prefix.length);
+  return (req, res) => {
+    const { path } = splitUrl(req.url ?? '/');
+    const chosen = mounts.find(({ prefix }) => prefix === '' || path === prefix || path.startsWith(`${prefix}/`));
+    if (chosen) return chosen.listener(req, res);
+    void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
   };
 }
 

@@ -6,6 +6,7 @@ import { copyTests } from './concerns/copies.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
 import { leaseTests } from './concerns/leases.js';
+import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
 import { purgeTests } from './concerns/purge.js';
@@ -24,6 +25,7 @@ export const storageConcerns = {
   activityQuota: { title: 'activity quota under concurrency', define: activityQuotaTests },
   widgets: { title: 'widgets and shares', define: widgetTests },
   devices: { title: 'devices', define: deviceTests },
+  listings: { title: 'listings for device snapshots', define: listingTests },
   events: { title: 'event log', define: eventTests },
   leases: { title: 'event-stream leases', define: leaseTests },
   tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },

@@ -25,6 +25,7 @@ describe('runStorageConformance options', () => {
       'activityQuota',
       'widgets',
       'devices',
+      'listings',
       'events',
       'leases',
       'tokenBuckets',

@@ -1,8 +1,13 @@
+import type { DeviceAuthenticator } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
+import type { DeviceStreamHub } from './devices/device-stream-hub.js';
+import type { EventBus } from './events/event-bus.js';
 import type { Logger } from './logger.js';
 import type { DeviceFanout } from './services/device-fanout.js';
+import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookDispatcher } from './webhooks/delivery.js';
+import type { SseTimings } from './streams/sse-session.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
 export interface TilecastContext {
@@ -12,6 +17,15 @@ export interface TilecastContext {
   devices: DeviceFanout;
   /** Webhook delivery; the press intake calls `webhooks.dispatch` after each appended event. */
   webhooks: WebhookDispatcher;
+  /** Wakes live `/events` streams of an account. */
+  bus: EventBus;
+  /** Open `/device/stream` connections of this instance. */
+  deviceStreams: DeviceStreamHub;
+  authenticateDevice: DeviceAuthenticator;
+  /** Heartbeat and lifetime of event streams. */
+  sse: SseTimings;
+  /** Called after an event was logged (webhook delivery hooks in here). */
+  onEvent(accountId: string, widgetSlug: string, event: StoredEvent): void;
   /** The generated OpenAPI document (built once per instance). */
   openapi(): object;
 }

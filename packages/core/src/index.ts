@@ -1,5 +1,13 @@
 export { createTilecast } from './tilecast.js';
-export type { Tilecast, TilecastOptions } from './tilecast.js';
+export { DEFAULT_PURGE_INTERVAL_MS, DEFAULT_SSE_TIMINGS } from './tilecast.js';
+export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
+export { deviceTokenAuthenticator } from './auth/authenticate.js';
+export type { DeviceAuthenticator } from './auth/authenticate.js';
+export type { SseTimings } from './streams/sse-session.js';
+export { MAX_QUEUED_BYTES } from './streams/sse-session.js';
+export { MAX_EVENT_STREAMS } from './events/event-stream.js';
+export { CONFIRMATION_WINDOW_MS, EVENT_LIFETIME_MS, EVENT_TYPE } from './presses/press-intake.js';
+export { pressEventId } from './presses/event-id.js';
 export * from './errors.js';
 export * from './clock.js';
 export * from './logger.js';

@@ -1,9 +1,13 @@
+import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/authenticate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
+import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';
 import { isTilecastError } from './errors.js';
-import { publisherRoutes } from './handlers/routes.js';
+import { createEventBus } from './events/event-bus.js';
+import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
+import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
-import { createRouter } from './http/router.js';
+import { createRouter, type Route } from './http/router.js';
 import type { CoreRequest, CoreResult } from './http/types.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
@@ -11,15 +15,27 @@ import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
+import type { SseTimings } from './streams/sse-session.js';
 import type { DeviceTransport } from './transport/device-transport.js';
-import { nullTransport } from './transport/recording-transport.js';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
 export interface TilecastOptions {
   /** Where everything is kept: `@tilecast/storage-memory` or `@tilecast/storage-postgres`. */
   storage: Storage;
-  /** How pushes reach devices. Default: none (updates are stored only). */
+  /**
+   * How pushes reach devices (APNs, say). Pushes always also go to devices connected to
+   * this instance's `GET /device/stream`. Default: the device stream only.
+   */
   transport?: DeviceTransport;
+  /**
+   * Finds the device behind a device-API request. Default: `Authorization: Device <token>`
+   * checked against the devices' token hashes. Embedders plug their own device auth in here.
+   */
+  authenticateDevice?: DeviceAuthenticator;
+  /** Event-stream heartbeat and lifetime. Defaults: 20 s and 15 minutes, as specified. */
+  sse?: Partial<SseTimings>;
+  /** How often expired rows are purged from the store. Default 30 s; 0 turns it off (the host purges). */
+  purgeIntervalMs?: number;
   /** Time source; inject a fake clock in tests. */
   clock?: Clock;
   logger?: Logger;
@@ -33,9 +49,15 @@ export interface TilecastOptions {
   webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger'>;
 }
 
-export interface Tilecast {
+/** Anything that serves core requests: what adapters mount. */
+export interface RequestHandler {
   /** Serves one HTTP request, translated by an adapter. Never rejects. */
   handle(request: CoreRequest): Promise<CoreResult>;
+}
+
+export interface Tilecast extends RequestHandler {
+  /** The phones' API (`POST /presses`, `GET /stream`), to mount on its own path, e.g. `/device`. */
+  readonly device: RequestHandler;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
   readonly management: ManagementApi;
   /** Loads a seed file (an upsert) through the management API. */
@@ -44,9 +66,12 @@ export interface Tilecast {
   openapi(): object;
   /** Resolves once background work (device pushes, webhook deliveries) started so far has settled. */
   idle(): Promise<void>;
-  /** Stops timers. Does not close the storage (the host owns it). */
+  /** Stops timers and ends this instance's streams' wake-ups. Does not close the storage (the host owns it). */
   close(): Promise<void>;
 }
+
+export const DEFAULT_SSE_TIMINGS: SseTimings = { pingMs: 20_000, lifetimeMs: 15 * 60_000 };
+export const DEFAULT_PURGE_INTERVAL_MS = 30_000;
 
 /**
  * The composition root: owns every piece of state of one Tilecast instance, so two
@@ -56,39 +81,62 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
   const { storage } = options;
-  const devices = createDeviceFanout({ storage, transport: options.transport ?? nullTransport, clock, logger });
+  const deviceStreams = createDeviceStreamHub();
+  const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
+  const devices = createDeviceFanout({ storage, transport, clock, logger });
+  const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   let openapiDocument: object | undefined;
-  const openapi = (): object => (openapiDocument ??= buildOpenApiDocument({ title: options.title ?? 'Tilecast' }));
 
-  const context: TilecastContext = { storage, clock, logger, devices, webhooks, openapi };
-  const route = createRouter(publisherRoutes);
+  const context: TilecastContext = {
+    storage,
+    clock,
+    logger,
+    devices,
+    webhooks,
+    bus,
+    deviceStreams,
+    authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
+    sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
+    // Fire-and-forget: a slow receiver never delays the press intake or the stream.
+    onEvent: (accountId, widgetSlug, event) => webhooks.dispatch(accountId, widgetSlug, event),
+    openapi: () => (openapiDocument ??= buildOpenApiDocument({ title: options.title ?? 'Tilecast' })),
+  };
   const management = createManagementApi(storage);
+  const purgeInterval = options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
+  const stopHousekeeping = purgeInterval > 0 ? startHousekeeping(storage, clock, logger, purgeInterval) : () => {};
 
-  const handle = async (request: CoreRequest): Promise<CoreResult> => {
+  return {
+    handle: createHandler(context, publisherRoutes),
+    device: { handle: createHandler(context, deviceRoutes) },
+    management,
+    loadSeed: (seed) => loadSeed(management, seed),
+    openapi: context.openapi,
+    idle: async () => {
+      await Promise.all([devices.idle(), webhooks.idle()]);
+    },
+    async close() {
+      stopHousekeeping();
+      devices.close();
+      webhooks.close();
+      bus.close();
+      await Promise.all([devices.idle(), webhooks.idle()]);
+    },
+  };
+}
+
+/** Routes a request and turns every failure into the specified response. */
+function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): (request: CoreRequest) => Promise<CoreResult> {
+  const route = createRouter(routes);
+  return async (request) => {
     try {
       const match = route(request);
       if ('error' in match) return errorToResult(match.error);
       return await match.handler(context, request, match.params);
     } catch (error) {
       if (isTilecastError(error)) return errorToResult(error.error);
-      logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
+      context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
       return internalErrorResult();
     }
-  };
-
-  return {
-    handle,
-    management,
-    loadSeed: (seed) => loadSeed(management, seed),
-    openapi,
-    idle: async () => {
-      await Promise.all([devices.idle(), webhooks.idle()]);
-    },
-    async close() {
-      devices.close();
-      webhooks.close();
-      await Promise.all([devices.idle(), webhooks.idle()]);
-    },
   };
 }

@@ -1,7 +1,7 @@
 import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
-import { copy, inner, isoTime, type MemoryState } from './state.js';
+import { byCodeUnit, copy, inner, isoTime, type MemoryState } from './state.js';
 
-type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'applyActivityUpdate'>;
+type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
 function liveCount(activities: Map<string, ActivityRecord>): number {
   let live = 0;
@@ -37,6 +37,12 @@ export function activityMethods(state: MemoryState): ActivityMethods {
       return true;
     },
 
+    async listActivities(accountId) {
+      const activities = state.activities.get(accountId);
+      if (!activities) return [];
+      return [...activities.keys()].sort(byCodeUnit).map((slug) => copy(activities.get(slug)!));
+    },
+
     async getActivity(accountId, slug) {
       const activity = state.activities.get(accountId)?.get(slug);
       return activity ? copy(activity) : null;
@@ -66,7 +72,8 @@ export function activityMethods(state: MemoryState): ActivityMethods {
       activity.live = update.state === 'ONGOING';
       activity.content = copy(update.content);
       activity.updatedAt = isoTime(update.now);
-      return { ok: true, activity: copy(activity), transition };
+      // The caller's own content object is already separate from the stored copy.
+      return { ok: true, activity: { ...activity, content: update.content }, transition };
     },
   };
 }

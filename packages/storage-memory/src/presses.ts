@@ -1,7 +1,7 @@
 import type { Storage } from '@tilecast/core';
-import type { Bucket, MemoryState } from './state.js';
+import { byCodeUnit, type Bucket, type MemoryState } from './state.js';
 
-type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'notePress' | 'listRecentPressers'>;
+type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'findPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Credits whole refill periods since the last refill, keeping the partial one. */
 function refill(bucket: Bucket, now: number): void {
@@ -56,16 +56,21 @@ export function pressMethods(state: MemoryState): PressMethods {
       return { created: true, eventId };
     },
 
+    async findPress(key, now) {
+      const existing = state.presses.get(key);
+      return existing && existing.expiresAt > now ? existing.eventId : null;
+    },
+
     async notePress(widgetKey, deviceId, until) {
-      state.pressNotes.set(`${widgetKey}\n${deviceId}`, { widgetKey, deviceId, until });
+      let notes = state.pressNotes.get(widgetKey);
+      if (!notes) state.pressNotes.set(widgetKey, (notes = new Map()));
+      notes.set(deviceId, until);
     },
 
     async listRecentPressers(widgetKey, now) {
       const devices: string[] = [];
-      for (const note of state.pressNotes.values()) {
-        if (note.widgetKey === widgetKey && note.until > now) devices.push(note.deviceId);
-      }
-      return devices.sort();
+      for (const [deviceId, until] of state.pressNotes.get(widgetKey) ?? []) if (until > now) devices.push(deviceId);
+      return devices.sort(byCodeUnit);
     },
   };
 }

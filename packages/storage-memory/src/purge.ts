@@ -31,7 +31,7 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
   const removed =
     purgeEvents(state, now, batch) +
     purgeMap(state.presses, batch, (press) => press.expiresAt <= now) +
-    purgeMap(state.pressNotes, batch, (note) => note.until <= now) +
+    purgePressNotes(state, now, batch) +
     purgeLeases(state, now, batch) +
     purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
@@ -40,5 +40,21 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
     batch,
     (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now,
   );
+  return removed;
+}
+
+/** Removes at most `batch` expired press notes, and widgets left without any. */
+function purgePressNotes(state: MemoryState, now: number, batch: number): number {
+  let removed = 0;
+  for (const [widgetKey, notes] of state.pressNotes) {
+    for (const [deviceId, until] of notes) {
+      if (removed >= batch) return removed;
+      if (until <= now) {
+        notes.delete(deviceId);
+        removed += 1;
+      }
+    }
+    if (notes.size === 0) state.pressNotes.delete(widgetKey);
+  }
   return removed;
 }

@@ -1,9 +1,17 @@
 import type { Storage } from '@tilecast/core';
-import { byCodeUnit, copy, inner, isoTime, pairKey, type MemoryState, type WidgetEntry } from './state.js';
+import { byCodeUnit, copy, inner, isoTime, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
   Storage,
-  'putWidget' | 'deleteWidget' | 'getWidget' | 'setWidgetContent' | 'shareWidget' | 'unshareWidget' | 'listWidgetShares'
+  | 'putWidget'
+  | 'deleteWidget'
+  | 'getWidget'
+  | 'listWidgets'
+  | 'listWidgetsSharedWith'
+  | 'setWidgetContent'
+  | 'shareWidget'
+  | 'unshareWidget'
+  | 'listWidgetShares'
 >;
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
@@ -54,13 +62,29 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
       return entry ? copy(entry.record) : null;
     },
 
+    async listWidgets(accountId) {
+      const widgets = state.widgets.get(accountId);
+      if (!widgets) return [];
+      return [...widgets.keys()].sort(byCodeUnit).map((slug) => copy(widgets.get(slug)!.record));
+    },
+
+    async listWidgetsSharedWith(deviceId) {
+      const keys = [...(state.sharesByDevice.get(deviceId) ?? [])].map(parsePairKey);
+      keys.sort(([a1, s1], [a2, s2]) => byCodeUnit(a1, a2) || byCodeUnit(s1, s2));
+      return keys.flatMap(([accountId, slug]) => {
+        const entry = findWidget(state, accountId, slug);
+        return entry ? [copy(entry.record)] : [];
+      });
+    },
+
     async setWidgetContent(accountId, slug, update) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return null;
       entry.record.content = copy(update.content);
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
-      return copy(entry.record);
+      // The caller's own content object is already separate from the stored copy.
+      return { ...entry.record, content: update.content };
     },
 
     async shareWidget(accountId, slug, deviceId) {

@@ -1,7 +1,7 @@
 import { fail } from '../errors.js';
 import type { CoreRequest } from '../http/types.js';
 import type { Storage } from '../storage/storage.js';
-import type { AccountRecord } from '../storage/records.js';
+import type { AccountRecord, DeviceRecord } from '../storage/records.js';
 import { readCredentials } from './authorization-header.js';
 import { hashToken } from './tokens.js';
 
@@ -16,4 +16,22 @@ export async function authenticateAccount(storage: Storage, request: CoreRequest
   if (account === null) fail({ kind: 'unauthorized' });
   if (account.subscription !== 'active') fail({ kind: 'subscription_required' });
   return account;
+}
+
+/** Finds the device a request comes from (the device API); null when it cannot. */
+export type DeviceAuthenticator = (request: CoreRequest) => Promise<DeviceRecord | null>;
+
+/** The reference deployment's device authentication: `Authorization: Device <device token>`. */
+export function deviceTokenAuthenticator(storage: Storage): DeviceAuthenticator {
+  return async (request) => {
+    const token = readCredentials(request.headers.authorization, 'Device');
+    return token === null ? null : storage.findDeviceByTokenHash(hashToken(token));
+  };
+}
+
+/** The device API's authentication: `401 Could not validate credentials` when no device is found. */
+export async function authenticateDevice(authenticate: DeviceAuthenticator, request: CoreRequest): Promise<DeviceRecord> {
+  const device = await authenticate(request);
+  if (device === null) fail({ kind: 'unauthorized' });
+  return device;
 }

@@ -15,6 +15,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * and on a body the host framework already parsed.
  */
 export async function readJsonBody(request: CoreRequest): Promise<unknown> {
+  return (await readJsonBodySized(request)).value;
+}
+
+/** `readJsonBody`, plus the body's size in bytes when known (a bound for size limits downstream). */
+export async function readJsonBodySized(request: CoreRequest): Promise<{ value: unknown; byteLength: number | undefined }> {
   if (!isJsonMediaType(request.headers['content-type'])) fail({ kind: 'unsupported_media_type' });
   if (!isIdentityEncoding(request.headers['content-encoding'])) fail({ kind: 'unsupported_media_type' });
   const { body } = request;
@@ -25,7 +30,7 @@ export async function readJsonBody(request: CoreRequest): Promise<unknown> {
     // A host parser may turn an empty body into `{}`; an empty body is never JSON.
     if (size === 0 || body.value === undefined) fail(jsonDecodeError());
     checkStrings(body.value);
-    return body.value;
+    return { value: body.value, byteLength: size };
   }
   if ((declaredLength(request.headers['content-length']) ?? 0) > BODY_LIMIT_BYTES) fail({ kind: 'payload_too_large' });
   const bytes = await body.read(BODY_LIMIT_BYTES);
@@ -33,7 +38,7 @@ export async function readJsonBody(request: CoreRequest): Promise<unknown> {
   const value = parseJson(bytes);
   // Unpaired surrogates and NUL can only come from `\u` escapes: skip the walk when there are none.
   if (bytes.includes(0x5c)) checkStrings(value);
-  return value;
+  return { value, byteLength: bytes.byteLength };
 }
 
 /** For a pre-parsed body of unknown size (chunked), its compact JSON size stands in for it. */
@@ -47,11 +52,20 @@ function serializedLength(value: unknown): number {
 
 function parseJson(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(utf8.decode(bytes));
+    return JSON.parse(decodeUtf8(bytes));
   } catch {
     // Never a 500, and never an echo of the input: the parser's message quotes it.
     return fail(jsonDecodeError());
   }
+}
+
+/**
+ * Strict UTF-8 decoding. Node's lenient decoder is much faster; it turns invalid bytes
+ * into U+FFFD, so only a text containing U+FFFD (rare) is decoded again strictly.
+ */
+function decodeUtf8(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.includes('\uFFFD') ? utf8.decode(bytes) : text;
 }
 
 /** Header value as one string, or undefined when absent or repeated ambiguously. */

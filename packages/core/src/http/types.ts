@@ -39,7 +39,7 @@ export type RequestBody =
   | { kind: 'refused'; error: ServiceError };
 
 export interface SseSink {
-  /** Writes raw SSE text; resolves once the transport accepted it (after `drain` if needed). */
+  /** Queues raw SSE text for the client; resolves at once (the core watches `bufferedBytes`). */
   write(text: string): Promise<void>;
   /** Bytes queued and not yet flushed to the client. */
   readonly bufferedBytes: number;

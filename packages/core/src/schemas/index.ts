@@ -11,3 +11,4 @@ export { isPlainObject } from './primitives.js';
 export { validate } from './validate.js';
 export type { ValidationResult } from './validate.js';
 export * from './widgets/index.js';
+export * from './press.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { ActivityRecord, ActivityTransition, WidgetRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import type { DeviceTransport } from '../transport/device-transport.js';
+import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
 
 /** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
@@ -46,35 +46,46 @@ export function createDeviceFanout({ storage, transport, clock, logger }: Fanout
     });
   };
 
-  const pushActivity = async (activity: ActivityRecord, phase: 'start' | 'update' | 'end'): Promise<void> => {
+  const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
     const devices = await storage.listAccountDevices(activity.accountId);
-    const push = {
-      owner: activity.accountId,
-      slug: activity.slug,
-      phase,
-      state: activity.state,
-      content: activity.content,
-      dismissal_delay_s: activity.dismissalDelayS,
-    };
+    const push = activityPush(activity, phase);
     await sendEach(devices.map((d) => d.id), (id) => transport.pushActivity(id, push));
   };
 
-  const pushWidget = async (widget: WidgetRecord): Promise<void> => {
-    if (widget.updatedAt === null) return;
+  const viewersOf = async (widget: WidgetRecord): Promise<string[]> => {
     const [own, shared] = await Promise.all([
       storage.listAccountDevices(widget.accountId),
       storage.listWidgetShares(widget.accountId, widget.slug),
     ]);
-    const viewers = [...new Set([...own.map((d) => d.id), ...shared])];
-    const push = {
-      owner: widget.accountId,
-      slug: widget.slug,
-      content: widget.content,
-      stale_after: widget.staleAfter,
-      updated_at: widget.updatedAt,
-      privacy: widget.privacy,
-    };
-    await sendEach(viewers, (id) => transport.pushWidget(id, push));
+    return [...new Set([...own.map((d) => d.id), ...shared])];
+  };
+
+  const pushWidget = async (widget: WidgetRecord, only?: string[]): Promise<void> => {
+    if (widget.updatedAt === null) return;
+    const viewers = await viewersOf(widget);
+    const targets = only === undefined ? viewers : viewers.filter((id) => only.includes(id));
+    const push = widgetPush(widget);
+    await sendEach(targets, (id) => transport.pushWidget(id, push));
+  };
+
+  /**
+   * A phone that pressed a tile in the last 15 s gets this update at once, throttle or
+   * not, since it confirms its press; its note is used up so only the next update skips
+   * the throttle.
+   */
+  const confirmPressers = async (widget: WidgetRecord, key: string): Promise<void> => {
+    const now = clock.now();
+    const pressers = await storage.listRecentPressers(key, now);
+    if (pressers.length === 0) return;
+    await Promise.all(pressers.map((deviceId) => storage.notePress(key, deviceId, now)));
+    await pushWidget(widget, pressers);
+  };
+
+  /** Everyone gets this update at once: pending confirmations are fulfilled by it. */
+  const clearPressNotes = async (key: string): Promise<void> => {
+    const now = clock.now();
+    const pressers = await storage.listRecentPressers(key, now);
+    await Promise.all(pressers.map((deviceId) => storage.notePress(key, deviceId, now)));
   };
 
   /** At the window's end, whoever owns the trailing push sends the latest stored content. */
@@ -87,7 +98,11 @@ export function createDeviceFanout({ storage, transport, clock, logger }: Fanout
   const throttledWidgetPush = async (widget: WidgetRecord): Promise<void> => {
     const key = `${widget.accountId}/${widget.slug}`;
     const claim = await storage.claimWidgetPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS);
-    if (claim.send === 'now') return pushWidget(widget);
+    if (claim.send === 'now') {
+      await clearPressNotes(key);
+      return pushWidget(widget);
+    }
+    await confirmPressers(widget, key);
     if (claim.trailingScheduled) return;
     const handle = clock.setTimeout(() => {
       timers.delete(handle);
@@ -110,5 +125,29 @@ export function createDeviceFanout({ storage, transport, clock, logger }: Fanout
       for (const handle of timers) clock.clearTimeout(handle);
       timers.clear();
     },
+  };
+}
+
+/** What a device is told about an activity (reference-deployment §5). */
+export function activityPush(activity: ActivityRecord, phase: ActivityPush['phase']): ActivityPush {
+  return {
+    owner: activity.accountId,
+    slug: activity.slug,
+    phase,
+    state: activity.state,
+    content: activity.content,
+    dismissal_delay_s: activity.dismissalDelayS,
+  };
+}
+
+/** What a device is told about a widget (reference-deployment §5). Only for a widget with content. */
+export function widgetPush(widget: WidgetRecord): WidgetPush {
+  return {
+    owner: widget.accountId,
+    slug: widget.slug,
+    content: widget.content,
+    stale_after: widget.staleAfter,
+    updated_at: widget.updatedAt ?? '',
+    privacy: widget.privacy,
   };
 }

@@ -21,6 +21,8 @@ export async function updateWidget(
   account: AccountRecord,
   slug: string,
   body: unknown,
+  /** Size of the whole request body, when known: content within a body this small fits the limit. */
+  bodyBytes?: number,
 ): Promise<WidgetData> {
   const envelope = validate(widgetUpdateEnvelope, body, ['body']);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
@@ -31,7 +33,8 @@ export async function updateWidget(
   const template = content.template ?? widget.template;
   if (template !== widget.template) fail({ kind: 'template_mismatch' });
 
-  if (!fitsContentLimit(content)) fail({ kind: 'invalid_widget_content' });
+  const surelyFits = bodyBytes !== undefined && bodyBytes <= WIDGET_CONTENT_MAX_BYTES;
+  if (!surelyFits && !fitsContentLimit(content)) fail({ kind: 'invalid_widget_content' });
   const schema = widgetContentSchemas[template as keyof typeof widgetContentSchemas];
   const validated = validate(schema, { ...content, template }, ['body', 'content']);
   if (!validated.success) fail({ kind: 'invalid_widget_content' });

@@ -63,6 +63,8 @@ export interface Storage {
    * The quota check and the state change are one step: N concurrent starts against a
    * quota Q yield exactly min(N, Q) successes, across instances.
    */
+  /** The account's activities, sorted by slug. */
+  listActivities(accountId: string): Promise<ActivityRecord[]>;
   applyActivityUpdate(
     accountId: string,
     slug: string,
@@ -87,6 +89,10 @@ export interface Storage {
     slug: string,
     update: { content: unknown; staleAfter: number | null | undefined; now: number },
   ): Promise<WidgetRecord | null>;
+  /** The account's widgets, sorted by slug. */
+  listWidgets(accountId: string): Promise<WidgetRecord[]>;
+  /** Widgets of other accounts shared with the device, sorted by account id, then slug. */
+  listWidgetsSharedWith(deviceId: string): Promise<WidgetRecord[]>;
   /** Shares a widget with a device (of another account). Idempotent. False if either is missing. */
   shareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
@@ -162,6 +168,8 @@ export interface Storage {
     expiresAt: number,
   ): Promise<{ created: boolean; eventId: string }>;
 
+  /** The event id of an unexpired press `key` (`expiresAt > now`), or null. Read-only. */
+  findPress(key: string, now: number): Promise<string | null>;
   /**
    * Notes that device `deviceId` pressed a tile of widget `widgetKey`, remembered until
    * `until`; a later note for the same pair replaces it (the latest press counts).

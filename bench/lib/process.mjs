@@ -1,0 +1,56 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+
+/** The core the servers run on; the load generator (this process) runs on the other one. */
+export const SERVER_CPU = '0';
+export const LOAD_CPU = '1';
+
+/**
+ * Starts a server script in its own process (pinned to SERVER_CPU when taskset exists)
+ * and resolves once it reported ready. Bounded: a server that is not ready in 20 s fails.
+ */
+export async function startServer(script, { env = {}, args = [], nodeArgs = [] } = {}) {
+  const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
+  const node = [...nodeArgs, '--expose-gc', path, ...args];
+  const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, process.execPath, ...node]] : [process.execPath, node];
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} was not ready within 20 s`)), 20_000);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    child.on('message', (message) => {
+      if (message?.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve(message);
+    });
+  });
+  let nextId = 1;
+  return {
+    ...ready,
+    url: `http://127.0.0.1:${ready.port}`,
+    /** CPU time (µs, user + system) and memory of the server process. */
+    stats() {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('server did not answer stats')), 10_000);
+        const onMessage = (message) => {
+          if (message?.type !== 'stats' || message.id !== id) return;
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve({ cpuMicros: message.cpu.user + message.cpu.system, memory: message.memory });
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'stats', id });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { compareThroughput } from '../lib/throughput.mjs';
+import { activityBody, widgetBody } from '../lib/payloads.mjs';
+
+const pct = (ratio) => `${(ratio * 100).toFixed(1)} %`;
+
+function throughputScenario({ id, title, baseline, project, path, body, minRatio, maxAddedCpu }) {
+  return {
+    id,
+    title,
+    async run({ quick }) {
+      const result = await compareThroughput({ baseline, project, path, body: body(), runs: quick ? 1 : 5, duration: quick ? 2 : 5 });
+      const checks = [{ name: 'req/s vs baseline', value: pct(result.ratio), target: `>= ${pct(minRatio)}`, pass: result.ratio >= minRatio }];
+      if (maxAddedCpu !== undefined) {
+        checks.push({ name: 'added CPU per request', value: `${result.addedCpuMicros} µs`, target: `<= ${maxAddedCpu} µs`, pass: result.addedCpuMicros <= maxAddedCpu });
+      }
+      return {
+        figures: {
+          'baseline req/s': result.baseline.requestsPerSecond,
+          'tilecast req/s': result.project.requestsPerSecond,
+          'baseline CPU µs/req': result.baseline.cpuMicrosPerRequest,
+          'tilecast CPU µs/req': result.project.cpuMicrosPerRequest,
+          'baseline p99 ms': result.baseline.p99Ms,
+          'tilecast p99 ms': result.project.p99Ms,
+        },
+        checks,
+        raw: result,
+      };
+    },
+  };
+}
+
+export const p1 = throughputScenario({
+  id: 'P1',
+  title: 'PATCH /widget (1 KB switchboard), node:http adapter, memory storage, 50 connections',
+  baseline: { script: 'baselines/publish-node-http.mjs', args: ['widget'] },
+  project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+  path: '/widget/lights',
+  body: widgetBody,
+  minRatio: 0.9,
+  maxAddedCpu: 5,
+});
+
+export const p2 = throughputScenario({
+  id: 'P2',
+  title: 'PATCH /widget (1 KB switchboard), express adapter vs a hand-written express route',
+  baseline: { script: 'baselines/publish-express.mjs' },
+  project: { script: 'servers/tilecast.mjs', args: ['express'] },
+  path: '/widget/lights',
+  body: widgetBody,
+  minRatio: 0.9,
+});
+
+export const p3 = throughputScenario({
+  id: 'P3',
+  title: 'PATCH /activity (progress, segmented bar), node:http adapter, memory storage',
+  baseline: { script: 'baselines/publish-node-http.mjs', args: ['activity'] },
+  project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+  path: '/activity/order',
+  body: activityBody,
+  minRatio: 0.9,
+});

@@ -1,0 +1,28 @@
+// Tilecast under benchmark: memory storage (or PostgreSQL with DATABASE_URL), served by the
+// adapter named in argv[2] ('node-http' | 'express'). Reports the demo tokens to the runner.
+import express from 'express';
+import { tilecastRouter } from '@tilecast/adapter-express';
+import { mount } from '@tilecast/adapter-node-http';
+import { createTilecast, silentLogger } from '@tilecast/core';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+import { serve } from '../lib/serve.mjs';
+
+const adapter = process.argv[2] ?? 'node-http';
+const storage = createMemoryStorage();
+const tilecast = createTilecast({ storage, logger: silentLogger });
+const m = tilecast.management;
+const { token } = await m.createAccount({ id: 'bench', activityQuota: 10 });
+const { token: deviceToken } = await m.registerDevice({ id: 'bench-phone', account: 'bench' });
+await m.createWidget({ account: 'bench', slug: 'lights', template: 'switchboard' });
+await m.createActivity({ account: 'bench', slug: 'order', template: 'progress' });
+
+let listener;
+if (adapter === 'express') {
+  const app = express();
+  app.use('/device', tilecastRouter(tilecast.device));
+  app.use('/', tilecastRouter(tilecast));
+  listener = app;
+} else {
+  listener = mount({ '/': tilecast, '/device': tilecast.device });
+}
+await serve(listener, { token, deviceToken });

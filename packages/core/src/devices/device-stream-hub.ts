@@ -1,0 +1,63 @@
+import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
+import { sseEvent } from '../streams/sse-format.js';
+
+/** One open `GET /device/stream`: takes framed pushes in order. */
+export interface DeviceConnection {
+  deliver(text: string): void;
+}
+
+/**
+ * The device transport of the reference deployment: pushes go to the device's open
+ * `/device/stream` connections on this instance (a device that is not connected misses
+ * them, as a phone without network would; it gets a fresh snapshot when it connects).
+ */
+export interface DeviceStreamHub extends DeviceTransport {
+  attach(deviceId: string, connection: DeviceConnection): () => void;
+  connectedDevices(): number;
+}
+
+export function createDeviceStreamHub(): DeviceStreamHub {
+  const connections = new Map<string, Set<DeviceConnection>>();
+  // One push object goes to every device of a fan-out: frame it once, and only when
+  // some device is connected here.
+  const frames = new WeakMap<object, string>();
+  const deliver = (deviceId: string, event: string, push: object) => {
+    const open = connections.get(deviceId);
+    if (open === undefined) return;
+    let text = frames.get(push);
+    if (text === undefined) frames.set(push, (text = sseEvent({ event, data: push })));
+    for (const connection of open) connection.deliver(text);
+  };
+  return {
+    async pushWidget(deviceId, push: WidgetPush) {
+      deliver(deviceId, 'widget', push);
+    },
+    async pushActivity(deviceId, push: ActivityPush) {
+      deliver(deviceId, 'activity', push);
+    },
+    attach(deviceId, connection) {
+      let set = connections.get(deviceId);
+      if (!set) connections.set(deviceId, (set = new Set()));
+      set.add(connection);
+      return () => {
+        set.delete(connection);
+        if (set.size === 0 && connections.get(deviceId) === set) connections.delete(deviceId);
+      };
+    },
+    connectedDevices: () => connections.size,
+  };
+}
+
+/** Sends every push to each transport; one failing never stops the other. */
+export function combineTransports(transports: DeviceTransport[]): DeviceTransport {
+  if (transports.length === 1) return transports[0]!;
+  const all = async (send: (t: DeviceTransport) => Promise<void>) => {
+    const results = await Promise.allSettled(transports.map(send));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  };
+  return {
+    pushWidget: (deviceId, push) => all((t) => t.pushWidget(deviceId, push)),
+    pushActivity: (deviceId, push) => all((t) => t.pushActivity(deviceId, push)),
+  };
+}

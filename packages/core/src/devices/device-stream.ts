@@ -1,0 +1,56 @@
+import type { TilecastContext } from '../context.js';
+import type { CoreResult } from '../http/types.js';
+import type { ActivityRecord, DeviceRecord, WidgetRecord } from '../storage/records.js';
+import { sseEvent, sseRetry } from '../streams/sse-format.js';
+import { openSseSession } from '../streams/sse-session.js';
+import { activityPush, widgetPush } from '../services/device-fanout.js';
+
+/**
+ * `GET /device/stream`: what is pushed to this device, as server-sent events. It opens
+ * with `retry: 1000` and a snapshot of everything the device shows (widgets with content,
+ * live activities), then follows pushes. Pushes that arrive while the snapshot is being
+ * read are queued behind it, so the device always ends on the latest content.
+ */
+export function openDeviceStream(context: TilecastContext, device: DeviceRecord): CoreResult {
+  return {
+    kind: 'sse',
+    run: async (sink) => {
+      const session = openSseSession(sink, context.clock, context.sse);
+      const queue: string[] = [];
+      const detach = context.deviceStreams.attach(device.id, {
+        deliver: (text) => {
+          queue.push(text);
+          session.wake();
+        },
+      });
+      try {
+        await session.send(`${sseRetry()}\n`);
+        for (const text of await snapshot(context, device)) await session.send(text);
+        while (!session.ended) {
+          while (queue.length > 0 && !session.ended) await session.send(queue.shift()!);
+          await session.nextWake();
+        }
+      } catch (error) {
+        context.logger.warn('device stream ended by an error', { error: String(error) });
+      } finally {
+        detach();
+        session.end();
+      }
+    },
+  };
+}
+
+async function snapshot(context: TilecastContext, device: DeviceRecord): Promise<string[]> {
+  const { storage } = context;
+  const [own, shared, activities] = await Promise.all([
+    storage.listWidgets(device.accountId),
+    storage.listWidgetsSharedWith(device.id),
+    storage.listActivities(device.accountId),
+  ]);
+  const widgets = [...own, ...shared].filter((widget: WidgetRecord) => widget.updatedAt !== null);
+  const live = activities.filter((activity: ActivityRecord) => activity.live);
+  return [
+    ...widgets.map((widget) => sseEvent({ event: 'widget', data: widgetPush(widget) })),
+    ...live.map((activity) => sseEvent({ event: 'activity', data: activityPush(activity, 'start') })),
+  ];
+}

@@ -1,0 +1,35 @@
+import { fail } from '../errors.js';
+import type { StoredEvent } from '../storage/records.js';
+
+/** Subject kinds `GET /events` knows (reference-deployment §6). */
+export const SUBJECT_KINDS = ['widget', 'activity'] as const;
+
+export interface EventFilters {
+  /** Empty: every type. Unknown types are not an error; they match nothing. */
+  types: Set<string>;
+  /** Empty: every subject. Each is `<kind>/<slug>`. */
+  subjects: Set<string>;
+}
+
+/** Reads the repeatable `types` and `subject` query parameters; a bad subject is a `422`. */
+export function parseEventFilters(query: URLSearchParams): EventFilters {
+  const subjects = query.getAll('subject');
+  for (const subject of subjects) {
+    if (!isSubject(subject)) fail({ kind: 'invalid_subject_filter', value: subject });
+  }
+  return { types: new Set(query.getAll('types')), subjects: new Set(subjects) };
+}
+
+function isSubject(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash === -1) return false;
+  const kind = value.slice(0, slash);
+  const slug = value.slice(slash + 1);
+  return (SUBJECT_KINDS as readonly string[]).includes(kind) && slug !== '' && !slug.includes('/');
+}
+
+export function matchesFilters(event: StoredEvent, filters: EventFilters): boolean {
+  if (filters.types.size > 0 && !filters.types.has(event.type)) return false;
+  if (filters.subjects.size > 0 && !filters.subjects.has(event.subject)) return false;
+  return true;
+}

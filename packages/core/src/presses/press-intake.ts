@@ -1,0 +1,101 @@
+import type { TilecastContext } from '../context.js';
+import { fail, type FieldError } from '../errors.js';
+import { pressReport, validate, type PressReport } from '../schemas/index.js';
+import type { DeviceRecord, StoredEvent, WidgetRecord } from '../storage/records.js';
+import { pressEventId } from './event-id.js';
+import { pressRateRules } from './rate-limits.js';
+
+export const EVENT_TYPE = 'widget.action.v1';
+/** An event expires 5 s after it occurred (spec "Limits"). */
+export const EVENT_LIFETIME_MS = 5_000;
+/** How long a press's `request_id` is remembered for de-duplication: far beyond any phone retry. */
+export const PRESS_KEY_TTL_MS = 10 * 60_000;
+/** A phone that pressed a tile gets the widget's next update unthrottled for this long (reference-deployment §5). */
+export const CONFIRMATION_WINDOW_MS = 15_000;
+
+type ActionKind = 'button' | 'toggle';
+
+/**
+ * `POST /device/presses` after device authentication: body (`422`), widget visible to this
+ * device (`404`), action and value (`422`), then de-duplication, rate limits (`429`), and
+ * the event: logged for `/events`, handed to webhooks. Returns the event id.
+ */
+export async function acceptPress(context: TilecastContext, device: DeviceRecord, body: unknown): Promise<string> {
+  const parsed = validate(pressReport, body, ['body']);
+  if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
+  const press = parsed.output;
+  const { storage, clock } = context;
+
+  const widget = await storage.getWidget(press.owner, press.slug);
+  if (widget === null || !(await isShownOn(context, widget, device))) fail({ kind: 'widget_not_found' });
+  const kind = checkAction(widget, press);
+
+  const key = JSON.stringify([press.owner, press.slug, press.request_id]);
+  // A retry of a press already accepted is answered without spending tokens.
+  const known = await storage.findPress(key, clock.now());
+  if (known !== null) return known;
+  if (!(await storage.takeTokens(pressRateRules(device.id, press.owner, press.slug), clock.now()))) {
+    fail({ kind: 'too_many_presses' });
+  }
+  const now = clock.now();
+  const recorded = await storage.recordPress(key, pressEventId(press.owner, press.slug, press.request_id), now, now + PRESS_KEY_TTL_MS);
+  if (!recorded.created) return recorded.eventId; // a concurrent retry won the race
+
+  await storage.notePress(widgetKey(press.owner, press.slug), device.id, now + CONFIRMATION_WINDOW_MS);
+  const event = await storage.appendEvent(press.owner, pressEvent(recorded.eventId, press, kind, now));
+  context.bus.notify(press.owner);
+  context.onEvent(press.owner, press.slug, event);
+  return event.id;
+}
+
+export const widgetKey = (owner: string, slug: string): string => `${owner}/${slug}`;
+
+async function isShownOn(context: TilecastContext, widget: WidgetRecord, device: DeviceRecord): Promise<boolean> {
+  if (widget.accountId === device.accountId) return true;
+  return (await context.storage.listWidgetShares(widget.accountId, widget.slug)).includes(device.id);
+}
+
+/** The action's kind from the widget's current content; `value` required for a toggle, refused for a button. */
+function checkAction(widget: WidgetRecord, press: PressReport): ActionKind {
+  const action = findAction(widget.content, press.action);
+  if (action === undefined) fail({ kind: 'validation', errors: [fieldError(['body', 'action'], 'Value error, Unknown action id', 'value_error')] });
+  if (action === 'toggle' && press.value === undefined) fail({ kind: 'validation', errors: [fieldError(['body', 'value'], 'Field required', 'missing')] });
+  if (action === 'button' && press.value !== undefined) {
+    fail({ kind: 'validation', errors: [fieldError(['body', 'value'], 'Extra inputs are not permitted', 'extra_forbidden')] });
+  }
+  return action;
+}
+
+function findAction(content: unknown, id: string): ActionKind | undefined {
+  const actions = (content as { actions?: unknown } | null)?.actions;
+  if (!Array.isArray(actions)) return undefined;
+  const action = actions.find((candidate: { id?: unknown }) => candidate?.id === id) as { kind?: unknown } | undefined;
+  if (action === undefined) return undefined;
+  return action.kind === 'toggle' ? 'toggle' : 'button';
+}
+
+function fieldError(loc: FieldError['loc'], msg: string, type: string): FieldError {
+  return { loc, msg, type };
+}
+
+/** The event envelope exactly as specified ("Events → Envelope"). */
+function pressEvent(id: string, press: PressReport, kind: ActionKind, now: number): Omit<StoredEvent, 'position'> {
+  const expiresAt = now + EVENT_LIFETIME_MS;
+  const data: Record<string, unknown> = { action: press.action, kind };
+  if (kind === 'toggle') data.value = press.value;
+  return {
+    id,
+    subject: `widget/${press.slug}`,
+    type: EVENT_TYPE,
+    expiresAt,
+    envelope: {
+      id,
+      request_id: press.request_id,
+      type: EVENT_TYPE,
+      subject: { kind: 'widget', slug: press.slug },
+      occurred_at: new Date(now).toISOString(),
+      expires_at: new Date(expiresAt).toISOString(),
+      data,
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { Clock } from '../clock.js';
+import type { SseSink } from '../http/types.js';
+import { ssePing } from './sse-format.js';
+
+export interface SseTimings {
+  /** A `: ping` comment after this long without any other write (spec: 20 s). */
+  pingMs: number;
+  /** The server ends the stream after this long (spec: 15 minutes). */
+  lifetimeMs: number;
+}
+
+/** A stream whose client stops reading is ended once more than this is queued (reference-deployment §9). */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
+
+/**
+ * One open event stream: heartbeat, lifetime, slow-consumer cut-off and a wake-up
+ * primitive for the loop that feeds it. Ends exactly once, for whatever reason.
+ */
+export interface SseSession {
+  readonly ended: boolean;
+  /** Writes raw SSE text; ends the session instead when the client is too far behind. */
+  send(text: string): Promise<void>;
+  /** Wakes the feeding loop (new data to read). A wake-up while it was busy is kept. */
+  wake(): void;
+  /** Resolves on the next wake-up, or when the session ends. */
+  nextWake(): Promise<void>;
+  /** Runs `fn` when the session ends (at once if it already has). */
+  onEnd(fn: () => void): void;
+  end(): void;
+}
+
+export function openSseSession(sink: SseSink, clock: Clock, timings: SseTimings): SseSession {
+  return new StreamSession(sink, clock, timings);
+}
+
+/** A class rather than closures: one exists per open stream, so its footprint counts. */
+class StreamSession implements SseSession {
+  ended = false;
+  #pending = false;
+  #waiter: (() => void) | undefined;
+  #pingTimer: unknown;
+  #lastWriteAt: number;
+  readonly #lifetimeTimer: unknown;
+  #endHandlers: (() => void)[] | undefined;
+
+  constructor(
+    private readonly sink: SseSink,
+    private readonly clock: Clock,
+    private readonly timings: SseTimings,
+  ) {
+    this.#lastWriteAt = clock.now();
+    this.#lifetimeTimer = clock.setTimeout(() => this.end(), timings.lifetimeMs);
+    if (sink.signal.aborted) this.end();
+    else sink.signal.addEventListener('abort', () => this.end(), { once: true });
+    this.#schedulePing(timings.pingMs);
+  }
+
+  async send(text: string): Promise<void> {
+    if (this.ended) return;
+    if (this.sink.bufferedBytes > MAX_QUEUED_BYTES) return this.end();
+    this.#lastWriteAt = this.clock.now();
+    await this.sink.write(text);
+  }
+
+  wake(): void {
+    this.#pending = true;
+    this.#resolveWaiter();
+  }
+
+  nextWake(): Promise<void> {
+    if (this.ended || this.#pending) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      this.#waiter = () => {
+        this.#pending = false;
+        resolve();
+      };
+    });
+  }
+
+  onEnd(fn: () => void): void {
+    if (this.ended) fn();
+    else (this.#endHandlers ??= []).push(fn);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.clock.clearTimeout(this.#pingTimer);
+    this.clock.clearTimeout(this.#lifetimeTimer);
+    this.sink.end();
+    this.#resolveWaiter();
+    for (const fn of this.#endHandlers?.splice(0) ?? []) fn();
+  }
+
+  #resolveWaiter(): void {
+    const resolve = this.#waiter;
+    this.#waiter = undefined;
+    resolve?.();
+  }
+
+  /**
+   * One timer per stream, not one per write: when it fires it pings only if nothing was
+   * written for a whole interval, and otherwise waits out the rest of it.
+   */
+  #schedulePing(delay: number): void {
+    if (this.ended) return;
+    this.#pingTimer = this.clock.setTimeout(() => {
+      const idle = this.clock.now() - this.#lastWriteAt;
+      if (idle < this.timings.pingMs) return this.#schedulePing(this.timings.pingMs - idle);
+      void this.send(ssePing);
+      this.#schedulePing(this.timings.pingMs);
+    }, delay);
+  }
+}

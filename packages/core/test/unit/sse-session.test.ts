@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { SseSink } from '../../src/http/types.js';
+import { MAX_QUEUED_BYTES, openSseSession } from '../../src/streams/sse-session.js';
+import { sseEvent } from '../../src/streams/sse-format.js';
+import { createManualClock } from '../../../../test/support/manual-clock.js';
+
+function fakeSink(): SseSink & { written: string[]; ended: boolean; queued: number; controller: AbortController } {
+  const controller = new AbortController();
+  const sink = {
+    written: [] as string[],
+    ended: false,
+    queued: 0,
+    controller,
+    get bufferedBytes() {
+      return sink.queued;
+    },
+    signal: controller.signal,
+    async write(text: string) {
+      sink.written.push(text);
+      sink.queued += text.length;
+    },
+    end() {
+      sink.ended = true;
+    },
+  };
+  return sink;
+}
+
+const timings = { pingMs: 20_000, lifetimeMs: 900_000 };
+
+describe('SSE session', () => {
+  it('pings after 20 s without writes, and every write postpones the ping', async () => {
+    const clock = createManualClock();
+    const sink = fakeSink();
+    const session = openSseSession(sink, clock, timings);
+    clock.advance(19_999);
+    await session.send('data: 1\n\n');
+    clock.advance(19_999);
+    expect(sink.written).toEqual(['data: 1\n\n']);
+    clock.advance(1);
+    expect(sink.written).toEqual(['data: 1\n\n', ': ping\n\n']);
+    clock.advance(20_000);
+    expect(sink.written.filter((t) => t === ': ping\n\n')).toHaveLength(2);
+    session.end();
+  });
+
+  it('ends after its lifetime, once, and stops its timers', () => {
+    const clock = createManualClock();
+    const sink = fakeSink();
+    const session = openSseSession(sink, clock, timings);
+    let ends = 0;
+    session.onEnd(() => ends++);
+    clock.advance(899_999);
+    expect(session.ended).toBe(false);
+    clock.advance(1);
+    expect(session.ended).toBe(true);
+    expect(sink.ended).toBe(true);
+    session.end();
+    expect(ends).toBe(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('ends a stream whose client stopped reading once more than 1 MiB is queued', async () => {
+    const clock = createManualClock();
+    const sink = fakeSink();
+    const session = openSseSession(sink, clock, timings);
+    const event = sseEvent({ id: 'u:1', data: { padding: 'x'.repeat(1000) } });
+    let sent = 0;
+    while (!session.ended && sent < 5000) {
+      await session.send(event);
+      sent++;
+    }
+    expect(session.ended).toBe(true);
+    expect(sink.queued).toBeGreaterThan(MAX_QUEUED_BYTES);
+    expect(sink.queued).toBeLessThanOrEqual(MAX_QUEUED_BYTES + event.length);
+  });
+
+  it('ends when the client goes away, and wakes a waiting loop', async () => {
+    const clock = createManualClock();
+    const sink = fakeSink();
+    const session = openSseSession(sink, clock, timings);
+    const waiting = session.nextWake();
+    sink.controller.abort();
+    await waiting;
+    expect(session.ended).toBe(true);
+  });
+
+  it('keeps a wake-up that came while the loop was busy', async () => {
+    const session = openSseSession(fakeSink(), createManualClock(), timings);
+    session.wake();
+    await session.nextWake(); // resolves at once
+    let woke = false;
+    const next = session.nextWake().then(() => (woke = true));
+    await Promise.resolve();
+    expect(woke).toBe(false);
+    session.wake();
+    await next;
+    expect(woke).toBe(true);
+    session.end();
+  });
+});
+
+describe('SSE framing', () => {
+  it('data is one line of JSON, whatever the payload holds', () => {
+    const text = sseEvent({ id: 'u:7', data: { evil: 'a\nid: u:999\r\ndata: x\u2028' } });
+    expect(text.split('\n')).toEqual(['id: u:7', expect.stringMatching(/^data: \{.*\}$/s), '', '']);
+    expect(JSON.parse(text.split('\n')[1]!.slice(6))).toEqual({ evil: 'a\nid: u:999\r\ndata: x\u2028' });
+  });
+});

@@ -1,0 +1,114 @@
+import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
+import { type Ctx, isoTime, num, toJson, transaction } from './db.js';
+
+type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
+
+interface ActivityRow {
+  account_id: string;
+  slug: string;
+  template: string;
+  dismissal_delay_s: number;
+  state: ActivityRecord['state'];
+  live: boolean;
+  content: unknown;
+  updated_at: string | number | null;
+}
+
+const COLUMNS = 'account_id, slug, template, dismissal_delay_s, state, live, content, updated_at';
+
+const toActivity = (row: ActivityRow): ActivityRecord => ({
+  accountId: row.account_id,
+  slug: row.slug,
+  template: row.template,
+  dismissalDelayS: num(row.dismissal_delay_s),
+  state: row.state,
+  live: row.live,
+  content: row.content ?? null,
+  updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
+});
+
+export function activityMethods({ db, t }: Ctx): ActivityMethods {
+  return {
+    // One statement: a changed template resets state, liveness and content.
+    async putActivity(definition) {
+      await db.query(
+        `INSERT INTO ${t.activities} AS cur (${COLUMNS}) VALUES ($1, $2, $3, $4, 'IDLE', false, NULL, NULL)
+         ON CONFLICT (account_id, slug) DO UPDATE SET
+           dismissal_delay_s = EXCLUDED.dismissal_delay_s,
+           template = EXCLUDED.template,
+           state = CASE WHEN cur.template = EXCLUDED.template THEN cur.state ELSE 'IDLE' END,
+           live = CASE WHEN cur.template = EXCLUDED.template THEN cur.live ELSE false END,
+           content = CASE WHEN cur.template = EXCLUDED.template THEN cur.content ELSE NULL END,
+           updated_at = CASE WHEN cur.template = EXCLUDED.template THEN cur.updated_at ELSE NULL END`,
+        [definition.accountId, definition.slug, definition.template, definition.dismissalDelayS],
+      );
+    },
+
+    async deleteActivity(accountId, slug) {
+      const result = await db.query(`DELETE FROM ${t.activities} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async getActivity(accountId, slug) {
+      const { rows } = await db.query<ActivityRow>(
+        `SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 AND slug = $2`,
+        [accountId, slug],
+      );
+      return rows[0] ? toActivity(rows[0]) : null;
+    },
+
+    async listActivities(accountId) {
+      const { rows } = await db.query<ActivityRow>(
+        `SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
+        [accountId],
+      );
+      return rows.map(toActivity);
+    },
+
+    // ATOMIC: one transaction. The activity row is locked first (concurrent updates of one
+    // activity queue up and each sees the previous one's outcome). A start then locks the
+    // account row, which serialises every start of the account: the live count read after
+    // taking it includes every start committed before, so N concurrent starts against
+    // quota Q give exactly min(N, Q) successes across instances. Ends and updates of live
+    // activities never take the account lock (they cannot raise the count).
+    async applyActivityUpdate(accountId, slug, update) {
+      return transaction(db, async (client) => {
+        const current = await client.query<{ live: boolean }>(
+          `SELECT live FROM ${t.activities} WHERE account_id = $1 AND slug = $2 FOR UPDATE`,
+          [accountId, slug],
+        );
+        const activity = current.rows[0];
+        if (!activity) return { ok: false, reason: 'not_found' } as const;
+        let transition: ActivityTransition;
+        if (update.state === 'ONGOING') {
+          if (activity.live) {
+            transition = 'update';
+          } else {
+            const account = await client.query<{ activity_quota: number }>(
+              `SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`,
+              [accountId],
+            );
+            // An activity without its account cannot be started (no quota to count against).
+            if (!account.rows[0]) return { ok: false, reason: 'not_found' } as const;
+            const live = await client.query<{ live: string | number }>(
+              `SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`,
+              [accountId],
+            );
+            if (num(live.rows[0]!.live) + 1 > num(account.rows[0].activity_quota)) {
+              return { ok: false, reason: 'quota_exceeded' } as const;
+            }
+            transition = 'start';
+          }
+        } else {
+          transition = activity.live ? 'end' : 'none';
+        }
+        const { rows } = await client.query<ActivityRow>(
+          `UPDATE ${t.activities} SET state = $3, live = $4, content = $5::json, updated_at = $6
+           WHERE account_id = $1 AND slug = $2 RETURNING ${COLUMNS}`,
+          [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now],
+        );
+        return { ok: true, activity: toActivity(rows[0]!), transition } as const;
+      });
+    },
+  };
+}

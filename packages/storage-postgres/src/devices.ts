@@ -1,0 +1,58 @@
+import type { DeviceRecord, Storage } from '@tilecast/core';
+import { type Ctx, isUniqueViolation } from './db.js';
+
+type DeviceMethods = Pick<
+  Storage,
+  'upsertDevice' | 'deleteDevice' | 'getDevice' | 'findDeviceByTokenHash' | 'listAccountDevices'
+>;
+
+interface DeviceRow {
+  id: string;
+  account_id: string;
+  token_hash: string;
+}
+
+const toDevice = (row: DeviceRow): DeviceRecord => ({ id: row.id, accountId: row.account_id, tokenHash: row.token_hash });
+
+export function deviceMethods({ db, t }: Ctx): DeviceMethods {
+  return {
+    async upsertDevice(device) {
+      try {
+        await db.query(
+          `INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3)
+           ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, token_hash = EXCLUDED.token_hash`,
+          [device.id, device.accountId, device.tokenHash],
+        );
+      } catch (error) {
+        if (isUniqueViolation(error, 'devices_token_hash_key')) throw new Error('this token hash already belongs to another device');
+        throw error;
+      }
+    },
+
+    // Shares naming the device go with it (ON DELETE CASCADE).
+    async deleteDevice(deviceId) {
+      const result = await db.query(`DELETE FROM ${t.devices} WHERE id = $1`, [deviceId]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async getDevice(deviceId) {
+      const { rows } = await db.query<DeviceRow>(`SELECT id, account_id, token_hash FROM ${t.devices} WHERE id = $1`, [deviceId]);
+      return rows[0] ? toDevice(rows[0]) : null;
+    },
+
+    async findDeviceByTokenHash(tokenHash) {
+      const { rows } = await db.query<DeviceRow>(`SELECT id, account_id, token_hash FROM ${t.devices} WHERE token_hash = $1`, [
+        tokenHash,
+      ]);
+      return rows[0] ? toDevice(rows[0]) : null;
+    },
+
+    async listAccountDevices(accountId) {
+      const { rows } = await db.query<DeviceRow>(
+        `SELECT id, account_id, token_hash FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`,
+        [accountId],
+      );
+      return rows.map(toDevice);
+    },
+  };
+}

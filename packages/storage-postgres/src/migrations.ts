@@ -1,0 +1,193 @@
+import { DEFAULT_SCHEMA, type PoolLike, type Tables, tables, transaction } from './db.js';
+
+/**
+ * One migration: statements run in order, in the same transaction as every other pending
+ * migration and the row recording it. Never edit a released migration: add a new one.
+ */
+interface Migration {
+  version: number;
+  name: string;
+  statements: (t: Tables) => string[];
+}
+
+/**
+ * Conventions of the tables:
+ * - times are epoch milliseconds (`bigint`) from the caller's clock, never `now()`;
+ * - JSON (content, envelopes, webhook maps) is `json`, kept as text, so object key order
+ *   and every value round-trip exactly as given;
+ * - ids are `text` compared exactly; lists are ordered with `COLLATE "C"` (code-unit order).
+ * No foreign key ties rows to `accounts`: events, leases and activities may exist for an
+ * account row that is absent (as in the memory store); `deleteAccount` removes them itself.
+ */
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'initial tables',
+    statements: (t) => [
+      `CREATE TABLE ${t.accounts} (
+        id text PRIMARY KEY,
+        token_hash text NOT NULL CONSTRAINT accounts_token_hash_key UNIQUE,
+        subscription text NOT NULL,
+        activity_quota integer NOT NULL
+      )`,
+      `CREATE TABLE ${t.activities} (
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        template text NOT NULL,
+        dismissal_delay_s double precision NOT NULL,
+        state text NOT NULL,
+        live boolean NOT NULL,
+        content json,
+        updated_at bigint,
+        PRIMARY KEY (account_id, slug)
+      )`,
+      `CREATE INDEX activities_live ON ${t.activities} (account_id) WHERE live`,
+      `CREATE TABLE ${t.devices} (
+        id text PRIMARY KEY,
+        account_id text NOT NULL,
+        token_hash text NOT NULL CONSTRAINT devices_token_hash_key UNIQUE
+      )`,
+      `CREATE INDEX devices_account ON ${t.devices} (account_id, id COLLATE "C")`,
+      `CREATE TABLE ${t.widgets} (
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        template text NOT NULL,
+        stale_after double precision,
+        privacy text NOT NULL,
+        content json,
+        updated_at bigint,
+        webhook_map json NOT NULL DEFAULT '{}',
+        PRIMARY KEY (account_id, slug)
+      )`,
+      `CREATE TABLE ${t.widgetShares} (
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        device_id text NOT NULL REFERENCES ${t.devices} (id) ON DELETE CASCADE,
+        PRIMARY KEY (account_id, slug, device_id),
+        FOREIGN KEY (account_id, slug) REFERENCES ${t.widgets} (account_id, slug) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX widget_shares_device ON ${t.widgetShares} (device_id)`,
+      `CREATE TABLE ${t.webhookOutcomes} (
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        entry_key text NOT NULL,
+        last_success_at text,
+        last_failure_at text,
+        PRIMARY KEY (account_id, slug, entry_key),
+        FOREIGN KEY (account_id, slug) REFERENCES ${t.widgets} (account_id, slug) ON DELETE CASCADE
+      )`,
+      // One row per account: appends raise "last" under the row lock, so positions are
+      // handed out in commit order; last_xid feeds the listener's catch-up after a reconnect.
+      `CREATE TABLE ${t.eventCounters} (
+        account_id text PRIMARY KEY,
+        last bigint NOT NULL,
+        last_xid xid8 NOT NULL
+      )`,
+      `CREATE TABLE ${t.events} (
+        account_id text NOT NULL,
+        position bigint NOT NULL,
+        id text NOT NULL,
+        subject text NOT NULL,
+        type text NOT NULL,
+        expires_at bigint NOT NULL,
+        envelope json NOT NULL,
+        PRIMARY KEY (account_id, position)
+      )`,
+      `CREATE INDEX events_expires_at ON ${t.events} (expires_at)`,
+      `CREATE TABLE ${t.streamLeases} (
+        account_id text NOT NULL,
+        lease_id text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (account_id, lease_id)
+      )`,
+      `CREATE INDEX stream_leases_expires_at ON ${t.streamLeases} (expires_at)`,
+      `CREATE TABLE ${t.tokenBuckets} (
+        key text PRIMARY KEY,
+        tokens bigint NOT NULL,
+        refilled_at bigint NOT NULL,
+        capacity bigint NOT NULL,
+        refill_ms bigint NOT NULL
+      )`,
+      `CREATE TABLE ${t.pressKeys} (
+        key text PRIMARY KEY,
+        event_id text NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX press_keys_expires_at ON ${t.pressKeys} (expires_at)`,
+      `CREATE TABLE ${t.pressNotes} (
+        widget_key text NOT NULL,
+        device_id text NOT NULL,
+        until bigint NOT NULL,
+        PRIMARY KEY (widget_key, device_id)
+      )`,
+      `CREATE INDEX press_notes_until ON ${t.pressNotes} (until)`,
+      `CREATE TABLE ${t.throttleWindows} (
+        key text PRIMARY KEY,
+        ends_at bigint NOT NULL,
+        window_ms bigint NOT NULL,
+        trailing_pending boolean NOT NULL,
+        last_claim text NOT NULL
+      )`,
+      `CREATE TABLE ${t.webhookClaims} (
+        event_id text NOT NULL,
+        entry_key text NOT NULL,
+        instance_id text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (event_id, entry_key)
+      )`,
+      `CREATE INDEX webhook_claims_expires_at ON ${t.webhookClaims} (expires_at)`,
+    ],
+  },
+];
+
+/** The newest migration version this package knows. */
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export interface MigrateOptions {
+  /** Schema holding the tables (created when missing). Default `tilecast`. */
+  schema?: string;
+}
+
+export interface MigrateResult {
+  /** Versions applied by this call (empty when the schema was up to date). */
+  applied: number[];
+  /** The schema's version after the call. */
+  version: number;
+}
+
+/**
+ * Creates or upgrades the store's tables. Idempotent and versioned (the `migrations` table
+ * of the schema lists what ran); safe when several instances call it at once: a
+ * transaction-scoped advisory lock (keyed by the schema name) lets one of them run the
+ * pending migrations while the others wait, then find nothing left to do. Everything
+ * pending runs in one transaction, so a failure leaves the schema as it was.
+ *
+ * The host runs it explicitly (at start, or from a deploy step); the store never migrates
+ * by itself.
+ */
+export async function migrate(pool: PoolLike, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const t = tables(schema);
+  return transaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`@tilecast/storage-postgres:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${t.migrations} (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${t.migrations}`);
+    const done = new Set(rows.map((row) => Number(row.version)));
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      for (const statement of migration.statements(t)) await client.query(statement);
+      await client.query(`INSERT INTO ${t.migrations} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push(migration.version);
+    }
+    const version = Math.max(0, ...done, ...applied);
+    return { applied, version };
+  });
+}

@@ -1,0 +1,142 @@
+import type { Storage, WidgetRecord } from '@tilecast/core';
+import { type Ctx, errorCode, isoTime, num, toJson } from './db.js';
+
+type WidgetMethods = Pick<
+  Storage,
+  | 'putWidget'
+  | 'deleteWidget'
+  | 'getWidget'
+  | 'listWidgets'
+  | 'listWidgetsSharedWith'
+  | 'setWidgetContent'
+  | 'shareWidget'
+  | 'unshareWidget'
+  | 'listWidgetShares'
+>;
+
+interface WidgetRow {
+  account_id: string;
+  slug: string;
+  template: string;
+  stale_after: number | null;
+  privacy: WidgetRecord['privacy'];
+  content: unknown;
+  updated_at: string | number | null;
+}
+
+const COLUMNS = 'account_id, slug, template, stale_after, privacy, content, updated_at';
+
+const toWidget = (row: WidgetRow): WidgetRecord => ({
+  accountId: row.account_id,
+  slug: row.slug,
+  template: row.template,
+  staleAfter: row.stale_after === null ? null : num(row.stale_after),
+  privacy: row.privacy,
+  content: row.content ?? null,
+  updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
+});
+
+export function widgetMethods({ db, t }: Ctx): WidgetMethods {
+  return {
+    // One statement: a changed template clears content (shares and webhook map stay).
+    async putWidget(definition) {
+      await db.query(
+        `INSERT INTO ${t.widgets} AS cur (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, NULL, NULL)
+         ON CONFLICT (account_id, slug) DO UPDATE SET
+           template = EXCLUDED.template,
+           stale_after = EXCLUDED.stale_after,
+           privacy = EXCLUDED.privacy,
+           content = CASE WHEN cur.template = EXCLUDED.template THEN cur.content ELSE NULL END,
+           updated_at = CASE WHEN cur.template = EXCLUDED.template THEN cur.updated_at ELSE NULL END`,
+        [definition.accountId, definition.slug, definition.template, definition.staleAfter, definition.privacy],
+      );
+    },
+
+    // Shares and delivery outcomes go with it (ON DELETE CASCADE); the map is a column.
+    async deleteWidget(accountId, slug) {
+      const result = await db.query(`DELETE FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async getWidget(accountId, slug) {
+      const { rows } = await db.query<WidgetRow>(`SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [
+        accountId,
+        slug,
+      ]);
+      return rows[0] ? toWidget(rows[0]) : null;
+    },
+
+    async listWidgets(accountId) {
+      const { rows } = await db.query<WidgetRow>(
+        `SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
+        [accountId],
+      );
+      return rows.map(toWidget);
+    },
+
+    async listWidgetsSharedWith(deviceId) {
+      const { rows } = await db.query<WidgetRow>(
+        `SELECT ${COLUMNS.split(', ').map((column) => `w.${column}`).join(', ')}
+         FROM ${t.widgetShares} s JOIN ${t.widgets} w ON w.account_id = s.account_id AND w.slug = s.slug
+         WHERE s.device_id = $1
+         ORDER BY w.account_id COLLATE "C", w.slug COLLATE "C"`,
+        [deviceId],
+      );
+      return rows.map(toWidget);
+    },
+
+    async setWidgetContent(accountId, slug, update) {
+      const keep = update.staleAfter === undefined;
+      const { rows } = await db.query<WidgetRow>(
+        `UPDATE ${t.widgets} SET content = $3::json,
+           stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
+           updated_at = $6
+         WHERE account_id = $1 AND slug = $2 RETURNING ${COLUMNS}`,
+        [accountId, slug, toJson(update.content), keep, keep ? null : update.staleAfter, update.now],
+      );
+      return rows[0] ? toWidget(rows[0]) : null;
+    },
+
+    // One statement; the foreign keys make a share of a missing widget or device impossible,
+    // also when one is deleted concurrently.
+    async shareWidget(accountId, slug, deviceId) {
+      try {
+        const { rows } = await db.query(
+          `INSERT INTO ${t.widgetShares} (account_id, slug, device_id)
+           SELECT w.account_id, w.slug, d.id FROM ${t.widgets} w, ${t.devices} d
+           WHERE w.account_id = $1 AND w.slug = $2 AND d.id = $3
+           ON CONFLICT DO NOTHING
+           RETURNING 1`,
+          [accountId, slug, deviceId],
+        );
+        if (rows.length > 0) return true;
+        // Nothing inserted: either already shared (true) or something is missing (false).
+        const existing = await db.query(
+          `SELECT 1 FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`,
+          [accountId, slug, deviceId],
+        );
+        return existing.rows.length > 0;
+      } catch (error) {
+        if (errorCode(error) === '23503') return false; // foreign_key_violation: deleted meanwhile
+        throw error;
+      }
+    },
+
+    async unshareWidget(accountId, slug, deviceId) {
+      const result = await db.query(`DELETE FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`, [
+        accountId,
+        slug,
+        deviceId,
+      ]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async listWidgetShares(accountId, slug) {
+      const { rows } = await db.query<{ device_id: string }>(
+        `SELECT device_id FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 ORDER BY device_id COLLATE "C"`,
+        [accountId, slug],
+      );
+      return rows.map((row) => row.device_id);
+    },
+  };
+}

@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';
+
+const T0 = 1_800_000_000_000;
+const server = DATABASE_URL ? it : it.skip;
+const serverTitle = (title: string) => (DATABASE_URL ? title : `${title} (skipped: ${NEEDS_SERVER})`);
+
+const event = (expiresAt: number) => {
+  const id = randomUUID();
+  return { id, subject: 'widget/panel', type: 'widget.pressed', expiresAt, envelope: { id, z: 1, a: [2, { y: 3, b: 4 }] } };
+};
+
+/** Resolves when `predicate` holds, polling; rejects after `ms`. */
+async function eventually(predicate: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+let backend: Backend;
+const schemas: string[] = [];
+const newSchema = (label: string) => {
+  const schema = randomSchema(label);
+  schemas.push(schema);
+  return schema;
+};
+
+beforeAll(async () => {
+  backend = await openBackend();
+});
+
+afterAll(async () => {
+  for (const schema of schemas) await backend.dropSchema(schema);
+  await backend.end();
+});
+
+describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  describe('migrations', () => {
+    it('are versioned and idempotent', async () => {
+      const schema = newSchema('mig');
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1], version: 1 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 1 });
+      const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations`);
+      expect(rows.map((row) => Number(row.version))).toEqual([1]);
+    });
+
+    server(serverTitle('run once when several instances migrate at the same time'), async () => {
+      const schema = newSchema('migc');
+      const pools = Array.from({ length: 4 }, () => backend.newPool());
+      const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1], version: 1 }]);
+      expect(results.every((r) => r.version === 1)).toBe(true);
+    });
+
+    it('refuse a schema name that is not a plain identifier', async () => {
+      for (const bad of ['', 'a-b', 'x"; DROP TABLE y; --', '1abc', 'a'.repeat(49), 'sp ace']) {
+        await expect(migrate(backend.admin, { schema: bad })).rejects.toThrow('invalid schema name');
+        expect(() => createPostgresStorage({ pool: backend.admin, schema: bad })).toThrow('invalid schema name');
+      }
+    });
+
+    it('keep the case of a schema name (it is quoted)', async () => {
+      const schema = newSchema('Mixed');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.admin, schema });
+      expect((await storage.appendEvent('acct', event(T0))).position).toBe(1);
+      await storage.close();
+    });
+  });
+
+  describe('pool ownership', () => {
+    it('close() never ends a pool the host passed in', async () => {
+      const schema = newSchema('own');
+      const pool = backend.newPool();
+      await migrate(pool, { schema });
+      const storage = createPostgresStorage({ pool, schema });
+      await storage.upsertAccount({ id: 'a', tokenHash: 'h', subscription: 'active', activityQuota: 1 });
+      await storage.close();
+      await storage.close();
+      const { rows } = await pool.query<{ id: string }>(`SELECT id FROM "${schema}".accounts`);
+      expect(rows).toEqual([{ id: 'a' }]);
+    });
+
+    server(serverTitle('close() ends the pool the store opened from a connection string'), async () => {
+      const schema = newSchema('ownc');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ connectionString: DATABASE_URL!, schema });
+      expect(await storage.lastEventPosition('a')).toBe(0);
+      const pool = storage.pool as pg.Pool;
+      expect(pool.totalCount).toBeGreaterThan(0);
+      await storage.close();
+      expect(pool.ended).toBe(true);
+    });
+
+    it('needs a pool or a connection string', () => {
+      expect(() => createPostgresStorage({})).toThrow('needs a pool or a connectionString');
+    });
+  });
+
+  describe('JSON round trip', () => {
+    it('content and envelopes come back exactly as given, key order included', async () => {
+      const schema = newSchema('json');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.admin, schema });
+      const envelope = { z: 1, a: { y: [3, 'ü€😀', null], b: 2.5 }, '10': 'x', '2': 'y', __proto__x: true };
+      await storage.appendEvent('acct', { ...event(T0), envelope });
+      const [read] = await storage.readEvents('acct', 0, 0, 1);
+      expect(JSON.stringify(read!.envelope)).toBe(JSON.stringify(envelope));
+      await storage.putWidget({ accountId: 'a', slug: 'w', template: 't', staleAfter: null, privacy: 'visible' });
+      const content = { zeta: 1, alpha: { second: 2, first: 1 } };
+      await storage.setWidgetContent('a', 'w', { content, staleAfter: undefined, now: T0 });
+      expect(JSON.stringify((await storage.getWidget('a', 'w'))!.content)).toBe(JSON.stringify(content));
+      await storage.close();
+    });
+  });
+
+  describe('purge', () => {
+    it('frees full token buckets and ended throttle windows in bounded batches, uncounted', async () => {
+      const schema = newSchema('purge');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.admin, schema });
+      const count = async (table: string) =>
+        Number((await backend.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".${table}`)).rows[0]!.n);
+      for (let i = 0; i < 5; i++) await storage.takeTokens([{ key: `fast${i}`, capacity: 2, refillMs: 5 }], T0);
+      await storage.takeTokens([{ key: 'slow', capacity: 2, refillMs: 60_000 }], T0);
+      for (let i = 0; i < 5; i++) await storage.claimWidgetPush(`quiet${i}`, T0, 10);
+      await storage.claimWidgetPush('busy', T0, 10);
+      await storage.claimWidgetPush('busy', T0 + 1, 10); // trailing push pending
+      for (let i = 0; i < 5; i++) await storage.recordPress(`p${i}`, randomUUID(), T0, T0 + 10);
+
+      expect(await storage.purgeExpired(T0 + 10, 2)).toBe(2);
+      expect(await count('token_buckets')).toBe(4);
+      expect(await count('throttle_windows')).toBe(4);
+      expect(await count('press_keys')).toBe(3);
+      for (let i = 0; i < 5; i++) await storage.purgeExpired(T0 + 10, 2);
+      expect(await count('token_buckets')).toBe(1); // 'slow' is not full yet
+      expect(await count('throttle_windows')).toBe(1); // 'busy' keeps its pending trailing push
+      expect(await count('press_keys')).toBe(0);
+      expect(await storage.claimTrailingPush('busy', T0 + 10, 10)).toBe(true);
+      expect(await storage.claimWidgetPush('quiet0', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
+      await storage.close();
+    });
+
+    server(serverTitle('skips rows a request holds locked instead of waiting for them'), async () => {
+      const schema = newSchema('purgel');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.admin, schema });
+      await storage.recordPress('held', 'e1', T0, T0 + 10);
+      await storage.recordPress('free', 'e2', T0, T0 + 10);
+      const holder = await (backend.newPool() as pg.Pool).connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM "${schema}".press_keys WHERE key = 'held' FOR UPDATE`);
+        const started = Date.now();
+        expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+        expect(Date.now() - started).toBeLessThan(2_000);
+        await holder.query('ROLLBACK');
+      } finally {
+        holder.release();
+      }
+      expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+      await storage.close();
+    });
+  });
+
+  describe('event positions', () => {
+    server(serverTitle('an append in flight holds the next one back, and its rollback leaves no gap'), async () => {
+      const schema = newSchema('pos');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.newPool(), schema });
+      const account = 'acct';
+      expect((await storage.appendEvent(account, event(T0))).position).toBe(1);
+      const inFlight = await (backend.newPool() as pg.Pool).connect();
+      try {
+        await inFlight.query('BEGIN');
+        // What an append does first: take the next position on the counter row.
+        const taken = await inFlight.query(`UPDATE "${schema}".event_counters SET last = last + 1 WHERE account_id = $1 RETURNING last`, [
+          account,
+        ]);
+        expect(Number(taken.rows[0].last)).toBe(2);
+        let settled = false;
+        const second = storage.appendEvent(account, event(T0)).finally(() => (settled = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settled).toBe(false); // queued behind the counter row lock: nobody can see 3 before 2
+        expect(await storage.lastEventPosition(account)).toBe(1);
+        await inFlight.query('ROLLBACK');
+        expect((await second).position).toBe(2);
+      } finally {
+        inFlight.release();
+      }
+      expect((await storage.readEvents(account, 0, 0, 10)).map((e) => e.position)).toEqual([1, 2]);
+      await storage.close();
+    });
+  });
+
+  describe('LISTEN/NOTIFY wake-ups', () => {
+    it('a store on a pool that cannot open a second connection has no subscribeEvents', async () => {
+      if (backend.kind === 'pglite') {
+        expect(createPostgresStorage({ pool: backend.admin }).subscribeEvents).toBeUndefined();
+      }
+      expect(createPostgresStorage({ pool: backend.admin, listen: false }).subscribeEvents).toBeUndefined();
+    });
+
+    let a: PostgresStorage;
+    let b: PostgresStorage;
+    let schema: string;
+    const woken: string[] = [];
+
+    const setup = async () => {
+      schema = newSchema('listen');
+      await migrate(backend.admin, { schema });
+      a = createPostgresStorage({
+        pool: backend.newPool(),
+        schema,
+        listenTiming: { minDelayMs: 200, maxDelayMs: 1_000, heartbeatMs: 500 },
+      });
+      b = createPostgresStorage({ pool: backend.newPool(), schema });
+      a.subscribeEvents!((accountId) => woken.push(accountId));
+      await a.listening();
+    };
+
+    server(serverTitle('an append on one store wakes the subscribers of another, with the account id only'), async () => {
+      await setup();
+      const account = `acct-${randomUUID()}`;
+      await b.appendEvent(account, event(T0 + 60_000));
+      await eventually(() => woken.includes(account));
+      // The payload names the account; the event itself is read from the table.
+      expect((await a.readEvents(account, 0, T0, 10)).map((e) => e.position)).toEqual([1]);
+    });
+
+    server(serverTitle('unsubscribing stops the wake-ups of that listener only'), async () => {
+      const mine: string[] = [];
+      const unsubscribe = a.subscribeEvents!((accountId) => mine.push(accountId));
+      const first = `acct-${randomUUID()}`;
+      await b.appendEvent(first, event(T0 + 60_000));
+      await eventually(() => mine.includes(first) && woken.includes(first));
+      unsubscribe();
+      const second = `acct-${randomUUID()}`;
+      await b.appendEvent(second, event(T0 + 60_000));
+      await eventually(() => woken.includes(second));
+      expect(mine).not.toContain(second);
+    });
+
+    server(serverTitle('after pg_terminate_backend of the listening connection it reconnects and catches up'), async () => {
+      const before = a.listenConnections();
+      const terminated = await backend.admin.query<{ ok: boolean }>(
+        `SELECT pg_terminate_backend(pid, 5000) AS ok FROM pg_stat_activity WHERE application_name = $1`,
+        [`tilecast-listen:${schema}`],
+      );
+      expect(terminated.rows.map((row) => row.ok)).toEqual([true]);
+      // Appended while nobody listens: the notification is lost, the catch-up must wake it.
+      const missed = `acct-${randomUUID()}`;
+      await b.appendEvent(missed, event(T0 + 60_000));
+      await eventually(() => woken.includes(missed));
+      // The catch-up wake-up comes just before the new connection is counted.
+      await eventually(() => a.listenConnections() === before + 1);
+      // And it listens again.
+      const later = `acct-${randomUUID()}`;
+      await b.appendEvent(later, event(T0 + 60_000));
+      await eventually(() => woken.includes(later));
+    });
+
+    server(serverTitle('close() ends the listening connection'), async () => {
+      await a.close();
+      await b.close();
+      await eventually(async () => {
+        const { rows } = await backend.admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [
+          `tilecast-listen:${schema}`,
+        ]);
+        return rows.length === 0;
+      });
+    });
+  });
+});

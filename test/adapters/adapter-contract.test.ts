@@ -1,0 +1,172 @@
+/**
+ * The HTTP-level contract every adapter keeps, run against each of them with a fake
+ * core: requests arrive translated exactly, results are written exactly, bodies are
+ * limited, pre-parsed bodies are used, event streams flush and notice disconnects.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tilecastRouter } from '@tilecast/adapter-express';
+import { listen, mount } from '@tilecast/adapter-node-http';
+import { readJsonBody, TilecastError, errorToResult, type CoreRequest, type CoreResult } from '@tilecast/core';
+
+interface Seen {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, unknown>;
+  body?: unknown;
+}
+
+/** A fake core: records what it was given and answers according to the path. */
+function fakeCore() {
+  const seen: Seen[] = [];
+  const streams: { aborted: boolean }[] = [];
+  const handler = {
+    async handle(request: CoreRequest): Promise<CoreResult> {
+      const entry: Seen = { method: request.method, path: request.path, query: request.query.toString(), headers: request.headers };
+      seen.push(entry);
+      try {
+        if (request.path === '/echo') {
+          entry.body = await readJsonBody(request);
+          return { kind: 'json', status: 201, body: { got: entry.body }, headers: { 'x-extra': 'yes' } };
+        }
+        if (request.path === '/empty') return { kind: 'empty', status: 204 };
+        if (request.path === '/stream') {
+          return {
+            kind: 'sse',
+            run: async (sink) => {
+              const state = { aborted: false };
+              streams.push(state);
+              await sink.write('retry: 1000\n\n');
+              await new Promise<void>((resolve) => sink.signal.addEventListener('abort', () => resolve(), { once: true }));
+              state.aborted = true;
+            },
+          };
+        }
+        return errorToResult({ kind: 'route_not_found' });
+      } catch (error) {
+        if (error instanceof TilecastError) return errorToResult(error.error);
+        throw error;
+      }
+    },
+  };
+  return { handler, seen, streams };
+}
+
+type Start = (core: ReturnType<typeof fakeCore>['handler']) => Promise<{ url: string; close(): Promise<void> }>;
+
+async function expressApp(core: ReturnType<typeof fakeCore>['handler'], preParse: boolean) {
+  const app = express();
+  if (preParse) app.use(express.json({ limit: '1mb' }));
+  app.use('/mounted/here', tilecastRouter(core));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mounted/here`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+const adapters: [string, Start][] = [
+  ['node-http', (core) => listen(core, { basePath: '/mounted/here' })],
+  ['node-http mount()', (core) => listen(mount({ '/mounted/here': core }), {}).then((s) => ({ ...s, url: `${s.url}/mounted/here` }))],
+  ['express', (core) => expressApp(core, false)],
+  ['express+json', (core) => expressApp(core, true)],
+];
+
+describe.each(adapters)('adapter contract: %s', (_name, start) => {
+  let running: { url: string; close(): Promise<void> } | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  const setup = async () => {
+    const core = fakeCore();
+    running = await start(core.handler);
+    return { ...core, url: running.url };
+  };
+
+  it('translates method, path relative to the mount, query and headers; writes status, headers and JSON', async () => {
+    const { url, seen } = await setup();
+    const reply = await fetch(`${url}/echo?b=2&a=1&a=3`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-custom': 'v' },
+      body: JSON.stringify({ hello: 'wörld' }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(reply.headers.get('x-extra')).toBe('yes');
+    expect(await reply.json()).toEqual({ got: { hello: 'wörld' } });
+    expect(seen[0]).toMatchObject({ method: 'PATCH', path: '/echo', query: 'b=2&a=1&a=3', headers: { 'x-custom': 'v' } });
+  });
+
+  it('writes an empty result without a body', async () => {
+    const { url } = await setup();
+    const reply = await fetch(`${url}/empty`, { method: 'DELETE' });
+    expect(reply.status).toBe(204);
+    expect(await reply.text()).toBe('');
+  });
+
+  it('413 for a chunked body over 64 KiB, without reading it all', async () => {
+    const { url } = await setup();
+    // express+json: body-parser's own limit (1 MB here) is not reached; the core's 64 KiB is.
+    expect(await chunkedUpload(`${url}/echo`, 200, 1024)).toBe(413);
+  });
+
+  it('a body that is not JSON is a 422 json_invalid (whoever parsed it)', async () => {
+    const { url } = await setup();
+    const reply = await fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+    expect(reply.status).toBe(422);
+    expect(await reply.json()).toEqual({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+  });
+
+  it('event streams: headers flushed at once, the sink notices a disconnect', async () => {
+    const { url, streams } = await setup();
+    const controller = new AbortController();
+    const reply = await fetch(`${url}/stream`, { signal: controller.signal, headers: { 'accept-encoding': 'gzip' } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(reply.headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(reply.headers.get('x-accel-buffering')).toBe('no');
+    expect(reply.headers.get('content-encoding')).toBeNull();
+    const reader = reply.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('retry: 1000\n\n');
+    controller.abort();
+    for (let i = 0; i < 100 && !streams[0]!.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(streams[0]!.aborted).toBe(true);
+  });
+
+  it('paths outside the mount are not Tilecast\'s', async () => {
+    const { url, seen } = await setup();
+    const outside = url.replace('/mounted/here', '/elsewhere');
+    const reply = await fetch(`${outside}/echo`);
+    expect(reply.status).toBe(404);
+    expect(seen).toHaveLength(0);
+  });
+});
+
+/** Sends `chunks` chunks of `size` bytes with chunked encoding; resolves with the status. */
+function chunkedUpload(url: string, chunks: number, size: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
+    req.write('["');
+    let sent = 0;
+    const pump = () => {
+      while (sent < chunks) {
+        sent++;
+        if (!req.write('x'.repeat(size))) return void req.once('drain', pump);
+      }
+      req.end('"]');
+    };
+    pump();
+  });
+}
