@@ -1,6 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '@tilecast/core';
 import { adapters, request, startApi, type ApiServer, type Reply } from '../support/api-server.js';
-import { createCapturingLogger, seedFixture, type Fixture } from '../support/fixtures.js';
+import { createCapturingLogger, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
+import { dataOf, openSse } from '../support/sse-client.js';
+import { makeCertificates, startReceiver, type Receiver, type TestCertificates } from '../support/tls-receiver.js';
 
 const SECRET = 'CANARY-secret-7f3a';
 const HEADER_VALUE = 'CANARY-header-91bc';
@@ -230,6 +233,68 @@ describe('private networks (TILECAST_WEBHOOK_ALLOW_PRIVATE underneath)', () => {
     } finally {
       await strict.close();
       await relaxed.close();
+    }
+  });
+});
+
+describe.each(adapters)('a press reaches both channels through %s', (adapter) => {
+  let certificates: TestCertificates;
+  let receiver: Receiver;
+  let api: ApiServer;
+  let f: Fixture;
+  beforeAll(() => {
+    certificates = makeCertificates();
+  });
+  beforeEach(async () => {
+    receiver = await startReceiver(certificates);
+    // Test deployment: private targets allowed, the test CA trusted, and the receiver's port dialled instead of 443.
+    api = await startApi(adapter, { webhooks: { allowPrivateNetworks: true, ca: certificates.ca, unsafeTestOnlyDial: { port: receiver.port } } });
+    f = await seedFixture(api.tilecast);
+    await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content: switchboardContent() } });
+    await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://localhost/hook', secret: SECRET } } } });
+  });
+  afterEach(async () => {
+    await api.close();
+    await receiver.close();
+  });
+
+  const press = (requestId: string) =>
+    request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, body: { owner: 'acme', slug: 'lights', request_id: requestId, action: 'hall', value: true } });
+
+  it('the event stream and the webhook each receive the press once, with the same envelope', async () => {
+    const stream = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
+    try {
+      const accepted = await press('tap-both');
+      expect(accepted.status).toBe(202);
+      const frame = await stream.next((candidate) => candidate.data !== undefined);
+      const envelope = dataOf(frame);
+      expect(envelope.id).toBe(accepted.body.event_id);
+      await api.tilecast.idle();
+      expect(receiver.requests).toHaveLength(1);
+      const [delivered] = receiver.requests;
+      expect(JSON.parse(delivered!.body)).toEqual(envelope);
+      await expect(verifyWebhook({ secret: SECRET, headers: delivered!.headers, method: 'POST', url: delivered!.url, body: delivered!.body })).resolves.toMatchObject({ eventId: envelope.id });
+      // A retried press from the phone is not delivered again.
+      await press('tap-both');
+      await api.tilecast.idle();
+      expect(receiver.requests).toHaveLength(1);
+      expect((await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).body.webhooks['*'].last_success_at).not.toBeNull();
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('a receiver that does not answer delays neither the press nor the stream', async () => {
+    receiver.script(() => {}); // never answers
+    const stream = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
+    try {
+      const accepted = await press('tap-slow');
+      expect(accepted.status).toBe(202);
+      expect(dataOf(await stream.next((candidate) => candidate.data !== undefined)).id).toBe(accepted.body.event_id);
+      expect((await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).status).toBe(200);
+      expect((await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).body.webhooks['*'].last_failure_at).toBeNull(); // still in flight
+    } finally {
+      stream.close();
     }
   });
 });

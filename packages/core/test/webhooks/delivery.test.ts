@@ -7,7 +7,7 @@ import type { Logger } from '../../src/logger.js';
 import type { ResolvedAddress } from '../../src/webhooks/address-guard.js';
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/delivery.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
-import { makeCertificates, startReceiver, status, type Receiver, type TestCertificates } from './support/tls-receiver.js';
+import { makeCertificates, startReceiver, status, type Receiver, type TestCertificates } from '../../../../test/support/tls-receiver.js';
 import { createTestClock, until, type TestClock } from './support/test-clock.js';
 
 const SECRET = 'CANARY-secret-delivery';
