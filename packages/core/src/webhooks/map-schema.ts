@@ -6,8 +6,7 @@
  * may hold a token) never comes back in a 422.
  */
 import * as v from 'valibot';
-import { pydantic, valueError } from '../schemas/messages.js';
-import { MSG } from '../schemas/messages.js';
+import { MSG, pydantic, valueError } from '../schemas/messages.js';
 import { isPlainObject, objectItem, orNull, strict } from '../schemas/primitives.js';
 import { withDefault } from '../schemas/widgets/common.js';
 import { ACTION_ID_PATTERN } from '../schemas/widgets/switchboard.js';

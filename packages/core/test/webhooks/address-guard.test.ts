@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, guardedLookup, type ResolvedAddress } from '../../src/webhooks/address-guard.js';
+import { request as httpsRequest } from 'node:https';
+import { checkWebhookUrl, createGuardedAgent, guardedLookup, type ResolvedAddress } from '../../src/webhooks/address-guard.js';
 import { classifyAddress } from '../../src/webhooks/ip-ranges.js';
 
 const strict = { allowPrivateNetworks: false };
@@ -208,6 +209,18 @@ describe('a blocked destination opens no connection', () => {
       socket.on('error', resolve);
       socket.on('connect', () => resolve(Object.assign(new Error('connected'), { code: 'CONNECTED' })));
     });
+    expect(error.code).toBe('ERR_TILECAST_ADDRESS_BLOCKED');
+    expect(connections).toBe(0);
+  });
+
+  it('the agent refuses IP-literal hosts itself (Node skips lookup for literals)', async () => {
+    const agent = createGuardedAgent({ unsafeTestOnlyDial: { port } });
+    const error = await new Promise<NodeJS.ErrnoException>((resolve) => {
+      const req = httpsRequest({ host: '127.0.0.1', path: '/', agent }, () => resolve(Object.assign(new Error('answered'), { code: 'ANSWERED' })));
+      req.on('error', resolve);
+      req.end();
+    });
+    agent.destroy();
     expect(error.code).toBe('ERR_TILECAST_ADDRESS_BLOCKED');
     expect(connections).toBe(0);
   });
