@@ -2,6 +2,7 @@
  * The HTTP request of one attempt, built afresh for every attempt (a retry is signed
  * again with a new timestamp and keeps the `Idempotency-Key`).
  */
+import { isPlainObject } from '../schemas/primitives.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
 import type { OutgoingRequest } from './attempt.js';
 import { IDEMPOTENCY_HEADER } from './header-names.js';
@@ -38,12 +39,8 @@ export function buildRequest(entry: WebhookEntryConfig, envelope: ActionEnvelope
 export function readEnvelope(raw: Record<string, unknown>): ActionEnvelope | null {
   const { id, request_id: requestId, subject, data } = raw;
   if (typeof id !== 'string' || typeof requestId !== 'string') return null;
-  if (!isRecord(subject) || typeof subject.kind !== 'string' || typeof subject.slug !== 'string') return null;
-  if (!isRecord(data) || typeof data.action !== 'string' || typeof data.kind !== 'string') return null;
+  if (!isPlainObject(subject) || typeof subject.kind !== 'string' || typeof subject.slug !== 'string') return null;
+  if (!isPlainObject(data) || typeof data.action !== 'string' || typeof data.kind !== 'string') return null;
   const value = typeof data.value === 'boolean' ? { value: data.value } : {};
   return { id, request_id: requestId, subject: { kind: subject.kind, slug: subject.slug }, data: { action: data.action, kind: data.kind, ...value } };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
