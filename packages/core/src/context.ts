@@ -2,6 +2,7 @@ import type { DeviceAuthenticator } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { DeviceStreamHub } from './devices/device-stream-hub.js';
 import type { EventBus } from './events/event-bus.js';
+import type { StreamLeaseKeeper } from './events/stream-leases.js';
 import type { Logger } from './logger.js';
 import type { DeviceFanout } from './services/device-fanout.js';
 import type { StoredEvent } from './storage/records.js';
@@ -19,6 +20,8 @@ export interface TilecastContext {
   webhooks: WebhookDispatcher;
   /** Wakes live `/events` streams of an account. */
   bus: EventBus;
+  /** Renews the `/events` stream slots this instance holds. */
+  streamLeases: StreamLeaseKeeper;
   /** Open `/device/stream` connections of this instance. */
   deviceStreams: DeviceStreamHub;
   authenticateDevice: DeviceAuthenticator;

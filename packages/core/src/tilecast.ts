@@ -4,6 +4,7 @@ import type { TilecastContext } from './context.js';
 import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';
 import { isTilecastError } from './errors.js';
 import { createEventBus } from './events/event-bus.js';
+import { createStreamLeaseKeeper } from './events/stream-leases.js';
 import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
@@ -86,6 +87,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const devices = createDeviceFanout({ storage, transport, clock, logger });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
+  const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
@@ -95,6 +97,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     devices,
     webhooks,
     bus,
+    streamLeases,
     deviceStreams,
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
@@ -120,6 +123,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       devices.close();
       webhooks.close();
       bus.close();
+      streamLeases.close();
       await Promise.all([devices.idle(), webhooks.idle()]);
     },
   };

@@ -7,12 +7,10 @@ import { sseEvent, sseRetry } from '../streams/sse-format.js';
 import { openSseSession, type SseSession } from '../streams/sse-session.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import { formatPosition, startPosition } from './positions.js';
+import { STREAM_LEASE_TTL_MS } from './stream-leases.js';
 
 /** Concurrent `GET /events` streams per account (spec "Limits"). */
 export const MAX_EVENT_STREAMS = 4;
-/** A stream slot is a lease renewed while the stream lives, so a crashed instance's slots free themselves. */
-export const STREAM_LEASE_TTL_MS = 60_000;
-export const STREAM_LEASE_RENEW_MS = 20_000;
 /** Events read from the log per round trip. */
 const READ_BATCH = 100;
 
@@ -54,54 +52,76 @@ export async function openEventStream(context: TilecastContext, account: Account
 
   return {
     kind: 'sse',
-    run: async (sink) => {
-      const session = openSseSession(sink, clock, context.sse);
-      session.onEnd(release);
-      if (released) return session.end();
-      const unsubscribe = context.bus.subscribe(account.id, () => session.wake());
-      const stopRenewing = keepLease(context, session, account.id, leaseId);
-      try {
-        await session.send(`${sseRetry()}id: ${formatPosition(cursor)}\n\n`);
-        await follow(context, session, account.id, cursor, filters);
-      } catch (error) {
-        logger.warn('event stream ended by an error', { error: String(error) });
-      } finally {
-        unsubscribe();
-        stopRenewing();
-        session.end();
-      }
-    },
+    run: (sink) =>
+      new Promise<void>((resolve) => {
+        // From here on the session's end releases the slot.
+        request.signal?.removeEventListener('abort', release);
+        const session = openSseSession(sink, clock, context.sse);
+        if (released) {
+          session.end();
+          return resolve();
+        }
+        const follower = new LogFollower(context, session, account.id, cursor, filters);
+        const unsubscribe = context.bus.subscribe(account.id, () => follower.wake());
+        const stopRenewing = context.streamLeases.keep(account.id, leaseId, () => session.end());
+        session.onEnd(() => {
+          unsubscribe();
+          stopRenewing();
+          release();
+          resolve();
+        });
+        void session.send(`${sseRetry()}id: ${formatPosition(cursor)}\n\n`).then(() => follower.wake());
+      }),
   };
 }
 
-/** Replays, then follows the account's log until the session ends. Gap-free: the log only grows in position order. */
-async function follow(context: TilecastContext, session: SseSession, accountId: string, from: number, filters: EventFilters): Promise<void> {
-  let cursor = from;
-  while (!session.ended) {
-    const events = await context.storage.readEvents(accountId, cursor, context.clock.now(), READ_BATCH);
-    for (const event of events) {
-      cursor = event.position;
-      if (matchesFilters(event, filters)) await session.send(sseEvent({ id: formatPosition(event.position), data: event.envelope }));
-    }
-    if (events.length < READ_BATCH) await session.nextWake();
+/**
+ * Replays, then follows the account's log. Gap-free: the log only grows in position order,
+ * and a wake-up that comes while it reads makes it read again. It holds no pending
+ * promise while idle (an instance may hold ten thousand idle streams).
+ */
+class LogFollower {
+  #reading = false;
+  #again = false;
+
+  constructor(
+    private readonly context: TilecastContext,
+    private readonly session: SseSession,
+    private readonly accountId: string,
+    private cursor: number,
+    private readonly filters: EventFilters,
+  ) {}
+
+  wake(): void {
+    this.#again = true;
+    if (this.#reading) return; // the running read loop sees #again before it stops
+    this.#reading = true;
+    void this.#run();
   }
-}
 
-/** Renews the stream's lease until the session ends; a lost lease ends the stream. */
-function keepLease(context: TilecastContext, session: SseSession, accountId: string, leaseId: string): () => void {
-  const { storage, clock } = context;
-  let timer: unknown;
-  const schedule = () => {
-    if (session.ended) return;
-    timer = clock.setTimeout(() => {
-      storage
-        .renewStreamLease(accountId, leaseId, clock.now(), STREAM_LEASE_TTL_MS)
-        .then((held) => (held ? schedule() : session.end()))
-        .catch(() => session.end());
-    }, STREAM_LEASE_RENEW_MS);
-  };
-  schedule();
-  return () => clock.clearTimeout(timer);
+  async #run(): Promise<void> {
+    const { storage, clock, logger } = this.context;
+    try {
+      while (this.#again && !this.session.ended) {
+        this.#again = false;
+        let full: boolean;
+        do {
+          const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
+          for (const event of events) {
+            this.cursor = event.position;
+            if (matchesFilters(event, this.filters)) await this.session.send(sseEvent({ id: formatPosition(event.position), data: event.envelope }));
+          }
+          full = events.length === READ_BATCH;
+        } while (full && !this.session.ended);
+      }
+    } catch (error) {
+      logger.warn('event stream ended by an error', { error: String(error) });
+      this.session.end();
+    } finally {
+      // No await between the loop's last check of #again and this: no wake-up is lost.
+      this.#reading = false;
+    }
+  }
 }
 
 /** The spec's answer to a temporary outage: `200`, a `retry:` line, then the end. */

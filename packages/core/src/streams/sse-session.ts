@@ -38,9 +38,9 @@ class StreamSession implements SseSession {
   ended = false;
   #pending = false;
   #waiter: (() => void) | undefined;
-  #pingTimer: unknown;
+  #timer: unknown;
   #lastWriteAt: number;
-  readonly #lifetimeTimer: unknown;
+  readonly #endsAt: number;
   #endHandlers: (() => void)[] | undefined;
 
   constructor(
@@ -49,10 +49,10 @@ class StreamSession implements SseSession {
     private readonly timings: SseTimings,
   ) {
     this.#lastWriteAt = clock.now();
-    this.#lifetimeTimer = clock.setTimeout(() => this.end(), timings.lifetimeMs);
+    this.#endsAt = this.#lastWriteAt + timings.lifetimeMs;
     if (sink.signal.aborted) this.end();
     else sink.signal.addEventListener('abort', () => this.end(), { once: true });
-    this.#schedulePing(timings.pingMs);
+    this.#schedule();
   }
 
   async send(text: string): Promise<void> {
@@ -88,8 +88,7 @@ class StreamSession implements SseSession {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.clock.clearTimeout(this.#pingTimer);
-    this.clock.clearTimeout(this.#lifetimeTimer);
+    this.clock.clearTimeout(this.#timer);
     this.sink.end();
     this.#resolveWaiter();
     for (const fn of this.#endHandlers?.splice(0) ?? []) fn();
@@ -102,16 +101,20 @@ class StreamSession implements SseSession {
   }
 
   /**
-   * One timer per stream, not one per write: when it fires it pings only if nothing was
-   * written for a whole interval, and otherwise waits out the rest of it.
+   * One timer per stream, for both the heartbeat and the lifetime, and not one per write:
+   * it fires at the earlier of the two; a ping goes out only after a whole idle interval.
    */
-  #schedulePing(delay: number): void {
+  #schedule(): void {
     if (this.ended) return;
-    this.#pingTimer = this.clock.setTimeout(() => {
-      const idle = this.clock.now() - this.#lastWriteAt;
-      if (idle < this.timings.pingMs) return this.#schedulePing(this.timings.pingMs - idle);
-      void this.send(ssePing);
-      this.#schedulePing(this.timings.pingMs);
-    }, delay);
+    const now = this.clock.now();
+    const pingAt = this.#lastWriteAt + this.timings.pingMs;
+    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, Math.min(pingAt, this.#endsAt) - now));
+  }
+
+  #tick(): void {
+    const now = this.clock.now();
+    if (now >= this.#endsAt) return this.end();
+    if (now - this.#lastWriteAt >= this.timings.pingMs) void this.send(ssePing);
+    this.#schedule();
   }
 }
