@@ -8,6 +8,7 @@ import type { Logger } from './logger.js';
 import type { DeviceFanout } from './services/device-fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
+import type { WebhookDispatcher } from './webhooks/delivery.js';
 import type { SseTimings } from './streams/sse-session.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
@@ -16,6 +17,8 @@ export interface TilecastContext {
   clock: Clock;
   logger: Logger;
   devices: DeviceFanout;
+  /** Webhook delivery; the press intake calls `webhooks.dispatch` after each appended event. */
+  webhooks: WebhookDispatcher;
   /** Wakes live `/events` streams of an account. */
   bus: EventBus;
   /** Recent events, framed once for all streams. */
