@@ -8,6 +8,8 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { serve } from '../lib/serve.mjs';
 
 const accounts = Number(process.argv[2] ?? 1);
+/** Extra phones of account 0 (`dev_s3_<i>`), for the device broadcast scenario. */
+const extraDevices = Number(process.argv[3] ?? 0);
 const storage = createMemoryStorage();
 const wakeListeners = new Set();
 storage.subscribeEvents = (listener) => (wakeListeners.add(listener), () => wakeListeners.delete(listener));
@@ -20,6 +22,8 @@ for (let n = 0; n < accounts; n++) {
   await m.createWidget({ account: id, slug: 'panel', template: 'switchboard' });
   await storage.setWidgetContent(id, 'panel', { content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] }, staleAfter: undefined, now: Date.now() });
 }
+
+for (let i = 0; i < extraDevices; i++) await m.registerDevice({ id: `s3-phone-${i}`, account: 'bench-0', token: `dev_s3_${i}` });
 
 process.on('message', async (message) => {
   if (message?.type !== 'inject') return;
