@@ -131,15 +131,26 @@ export interface GuardedAgentOptions extends Partial<AddressPolicy> {
    * port 443, which a test cannot bind; this is the one way a test reaches a local receiver.
    */
   unsafeTestOnlyDial?: { address?: string; port: number };
+  /** Keep connections for the next delivery to the same host. Default true. */
+  keepAlive?: boolean;
 }
 
-/** The agent all webhook requests use. Certificates are always verified; no keep-alive. */
+/**
+ * The agent all webhook requests use. Certificates are always verified. Connections are
+ * kept alive: a kept connection goes to an address the guard approved when it was made,
+ * and reusing it saves a TLS handshake per delivery (at 100 presses a second, the
+ * difference between milliseconds and a backlog).
+ */
 export function createGuardedAgent(options: GuardedAgentOptions = {}): https.Agent {
   const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   const extraCa = options.ca === undefined ? [] : Array.isArray(options.ca) ? options.ca : [options.ca];
   const dial = options.unsafeTestOnlyDial;
   return new GuardedAgent(policy, dial?.port, {
-    keepAlive: false,
+    keepAlive: options.keepAlive ?? true,
+    keepAliveMsecs: 1_000,
+    maxFreeSockets: 16,
+    // Idle kept connections are closed after this long.
+    timeout: 30_000,
     rejectUnauthorized: true,
     ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
     lookup: guardedLookup(options.resolve ?? systemResolver, policy, dial?.address),

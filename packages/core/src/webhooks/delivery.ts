@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * Webhook delivery (spec "Webhooks", reference-deployment §6, §9). `dispatch` returns at
  * once: the delivery runs in the background, so a slow or dead receiver never delays the
@@ -54,8 +55,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const instanceId = options.instanceId ?? randomUUID();
   const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   if (policy.allowPrivateNetworks) logger.warn('webhooks may target private and loopback addresses: for test deployments only');
-  const agent = createGuardedAgent({ resolve: options.resolve, ca: options.ca, unsafeTestOnlyDial: options.unsafeTestOnlyDial, ...policy });
+  const agentOptions = { resolve: options.resolve, ca: options.ca, unsafeTestOnlyDial: options.unsafeTestOnlyDial, ...policy };
+  const agent = createGuardedAgent(agentOptions);
+  // A retry always resolves and checks the destination afresh, on a new connection: the
+  // name may now point elsewhere, and a failed connection should not be reused.
+  const retryAgent = createGuardedAgent({ ...agentOptions, keepAlive: false });
   const closing = new AbortController();
+  // Every delivery in flight listens to it: hundreds at once is normal, not a leak.
+  setMaxListeners(0, closing.signal);
   const running = new Set<Promise<void>>();
 
   const deliver = async (accountId: string, slug: string, event: StoredEvent): Promise<void> => {
@@ -80,7 +87,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const request = buildRequest(entry, envelope, event.envelope, policy, clock.now());
       if (request === null) return { ok: false, attempts: attempt, reason: 'blocked' };
-      const result = await sendAttempt(request, { agent, clock, signal: closing.signal });
+      const result = await sendAttempt(request, { agent: attempt === 1 ? agent : retryAgent, clock, signal: closing.signal });
       if (isSuccess(result)) return { ok: true, attempts: attempt, status: result.status };
       const wait = retryDelay(result, attempt, clock.now(), event.expiresAt);
       if (wait === null || closing.signal.aborted) return { ok: false, attempts: attempt, reason: describe(result) };
@@ -105,6 +112,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     close() {
       closing.abort();
       agent.destroy();
+      retryAgent.destroy();
     },
   };
 }
