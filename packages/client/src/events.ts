@@ -51,8 +51,11 @@ export interface EventLoopSettings {
 
 /** The spec's default until the stream says otherwise. */
 const DEFAULT_RETRY_MS = 1000;
-/** Refusals that retrying cannot fix (bad token, no subscription, bad filter, too many streams). */
-const FINAL_STATUSES = new Set([400, 401, 402, 403, 404, 405, 415, 422, 429]);
+/**
+ * Refusals that retrying cannot fix (bad token, no subscription, bad filter, too many
+ * streams, ...): every `4xx` but "timeout" and "too early", which are transient.
+ */
+const isFinal = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 425;
 
 /** State one `events()` iteration keeps across its connections. */
 interface Cursor {
@@ -103,7 +106,7 @@ async function open(connection: Connection, url: string, cursor: Cursor, signal:
   } catch {
     return undefined; // network failure (DNS, refused, reset) or our own abort: the loop decides
   }
-  if (FINAL_STATUSES.has(response.status)) throw await apiErrorFrom(response, 'GET /events');
+  if (isFinal(response.status)) throw await apiErrorFrom(response, 'GET /events');
   if (response.status !== 200 || response.body === null) {
     await response.body?.cancel().catch(() => {});
     return undefined;

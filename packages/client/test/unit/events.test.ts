@@ -76,7 +76,7 @@ describe('events(): reconnecting, resuming, de-duplicating', () => {
   });
 
   it('backs off with jitter, doubling up to the cap, while attempts fail; a success resets it', async () => {
-    const { client, timing } = setup([refused, () => json(503, { detail: 'down' }), refused, refused, refused, refused, () => sse(['retry: 1000\n\n']), refused, () => sse([frame('u:1', envelope('e1', T0 + 60_000))])]);
+    const { client, timing } = setup([refused, () => json(503, { detail: 'down' }), () => json(408, { detail: 'slow' }), refused, refused, refused, () => sse(['retry: 1000\n\n']), refused, () => sse([frame('u:1', envelope('e1', T0 + 60_000))])]);
     await take(client.events(), 1);
     // random() = 0.5: three quarters of 1 s, 2 s, 4 s, 8 s, 16 s, then capped at 30 s; the outage stream (retry only) waits 1 s.
     expect(timing.sleeps).toEqual([750, 1500, 3000, 6000, 12_000, 22_500, 1000, 750]);
@@ -95,6 +95,7 @@ describe('events(): reconnecting, resuming, de-duplicating', () => {
     [402, 'No active subscription was found'],
     [422, 'Invalid subject filter: lights'],
     [429, 'Too many event streams'],
+    [404, 'Not Found'],
   ])('surfaces %i as a TilecastApiError instead of retrying', async (status, detail) => {
     const { client, requests } = setup([() => json(status, { detail })]);
     const error = await take(client.events(), 1).catch((e: unknown) => e);
