@@ -81,6 +81,7 @@ export async function* streamEvents(connection: Connection, settings: EventLoopS
   try {
     while (!stop.signal.aborted) {
       const body = await open(connection, url, cursor, stop.signal);
+      if (stop.signal.aborted) break;
       if (body === undefined) {
         cursor.failures += 1;
         await timing.sleep(backoffDelay(cursor.failures, settings.backoff, timing.random()), stop.signal);
