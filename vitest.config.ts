@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests run against the sources of every workspace package, so `npm test` never
     // depends on a stale build.
     alias: [
+      { find: /^@tilecast\/core\/verify$/, replacement: src('./packages/core/src/webhooks/verify.ts') },
       { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
       { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },

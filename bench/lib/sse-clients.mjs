@@ -57,26 +57,3 @@ export async function openStreams({ port, count, path, headersFor, localAddress 
     close: () => sockets.forEach((socket) => socket?.destroy()),
   };
 }
-
-/** Chunked HTTP/1.1 keep-alive POSTs on a small pool of sockets (a press or publish generator). */
-export function createPoster({ port, concurrency = 32 }) {
-  const { Agent, request } = awaitHttp;
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  return {
-    send(path, headers, body) {
-      return new Promise((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path, method: headers.method ?? 'POST', agent, headers: { 'content-type': 'application/json', ...headers, method: undefined } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode, body: text }));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
-
-const awaitHttp = await import('node:http');

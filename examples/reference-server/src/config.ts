@@ -5,8 +5,12 @@ export interface ServerConfig {
   /** Path of a seed file to load at start, or null for the demo account. */
   seedPath: string | null;
   databaseUrl: string | null;
+  /** PostgreSQL schema of Tilecast's tables (`TILECAST_DATABASE_SCHEMA`, default `tilecast`). */
+  databaseSchema: string;
   /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
   sse: { pingMs: number; lifetimeMs: number };
+  /** `TILECAST_WEBHOOK_ALLOW_PRIVATE=1`: tests only, webhooks may target loopback and private addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -15,10 +19,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     host: env.HOST || '127.0.0.1',
     seedPath: env.TILECAST_SEED || null,
     databaseUrl: env.DATABASE_URL || null,
+    databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
     sse: {
       pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
       lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
     },
+    webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
   };
 }
 

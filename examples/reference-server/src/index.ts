@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { listen, mount } from '@tilecast/adapter-node-http';
 import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
-import { createMemoryStorage } from '@tilecast/storage-memory';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions } from './demo.js';
+import { openStorage } from './storage.js';
 
 export interface ReferenceServer {
   url: string;
@@ -15,23 +15,22 @@ export interface ReferenceServer {
 
 /** Builds and starts the reference deployment. Used by `npm start` and by the end-to-end tests. */
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
-  if (config.databaseUrl !== null) {
-    // PostgreSQL storage is a later slice; refuse rather than silently keep data in memory.
-    throw new Error('DATABASE_URL is set, but this build has no PostgreSQL storage yet: unset it to use in-memory storage');
-  }
-  const storage = createMemoryStorage();
-  const tilecast = createTilecast({ storage, logger, sse: config.sse });
+  const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger);
+  const { storage } = opened;
+  // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
+  const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate } });
+  await opened.ready();
   const banner = await seed(tilecast, config.seedPath);
   // The device API lives under /device; its stream is this deployment's device transport.
   const server = await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: config.port, host: config.host });
   return {
     url: server.url,
     tilecast,
-    banner: banner(server.url),
+    banner: `Storage: ${opened.description}\n${banner(server.url)}`,
     async close() {
       await server.close();
       await tilecast.close();
-      await storage.close();
+      await opened.close();
     },
   };
 }

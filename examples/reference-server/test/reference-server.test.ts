@@ -45,13 +45,13 @@ describe('reference server', () => {
     expect(await reply.json()).toMatchObject({ state: 'ONGOING', content: { template: 'progress' } });
   });
 
-  it('refuses DATABASE_URL loudly until PostgreSQL storage exists', async () => {
-    const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '0', DATABASE_URL: 'postgres://x' }, stdio: 'pipe' });
+  it('fails loudly when DATABASE_URL names an unreachable database', async () => {
+    const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '0', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, stdio: 'pipe' });
     let output = '';
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
-    expect(output).toContain('DATABASE_URL');
+    expect(output).toContain('cannot use DATABASE_URL');
   });
 
   it('loads a seed file (TILECAST_SEED) as an upsert', async () => {
@@ -88,7 +88,9 @@ describe('reference server', () => {
   });
 
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
-    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null, sse: { pingMs: 20_000, lifetimeMs: 900_000 } });
+    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 }, webhookAllowPrivate: false });
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -21,9 +21,8 @@ export function createEventBus(storage: Storage): EventBus {
   return {
     notify: (accountId) => emitter.emit(accountId),
     subscribe(accountId, listener) {
-      const handler = () => listener();
-      emitter.on(accountId, handler);
-      return () => emitter.off(accountId, handler);
+      emitter.on(accountId, listener);
+      return () => emitter.off(accountId, listener);
     },
     close() {
       unsubscribeStore?.();

@@ -3,16 +3,15 @@ import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
-import { sseEvent, sseRetry } from '../streams/sse-format.js';
+import { sseRetry } from '../streams/sse-format.js';
 import { openSseSession, type SseSession } from '../streams/sse-session.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
+import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
+import { STREAM_LEASE_TTL_MS } from './stream-leases.js';
 
 /** Concurrent `GET /events` streams per account (spec "Limits"). */
 export const MAX_EVENT_STREAMS = 4;
-/** A stream slot is a lease renewed while the stream lives, so a crashed instance's slots free themselves. */
-export const STREAM_LEASE_TTL_MS = 60_000;
-export const STREAM_LEASE_RENEW_MS = 20_000;
 /** Events read from the log per round trip. */
 const READ_BATCH = 100;
 
@@ -54,54 +53,99 @@ export async function openEventStream(context: TilecastContext, account: Account
 
   return {
     kind: 'sse',
-    run: async (sink) => {
-      const session = openSseSession(sink, clock, context.sse);
-      session.onEnd(release);
-      if (released) return session.end();
-      const unsubscribe = context.bus.subscribe(account.id, () => session.wake());
-      const stopRenewing = keepLease(context, session, account.id, leaseId);
-      try {
-        await session.send(`${sseRetry()}id: ${formatPosition(cursor)}\n\n`);
-        await follow(context, session, account.id, cursor, filters);
-      } catch (error) {
-        logger.warn('event stream ended by an error', { error: String(error) });
-      } finally {
-        unsubscribe();
-        stopRenewing();
-        session.end();
-      }
-    },
+    run: (sink) =>
+      new Promise<void>((resolve) => {
+        // From here on the session's end releases the slot.
+        request.signal?.removeEventListener('abort', release);
+        const session = openSseSession(sink, clock, context.sse);
+        if (released) {
+          session.end();
+          return resolve();
+        }
+        const follower = new LogFollower(context, session, account.id, cursor, filters);
+        const unsubscribe = context.bus.subscribe(account.id, () => follower.wake());
+        const stopRenewing = context.streamLeases.keep(account.id, leaseId, () => session.end());
+        session.onEnd(() => {
+          unsubscribe();
+          stopRenewing();
+          release();
+          resolve();
+        });
+        void session.send(`${sseRetry()}id: ${formatPosition(cursor)}\n\n`).then(() => follower.wake());
+      }),
   };
 }
 
-/** Replays, then follows the account's log until the session ends. Gap-free: the log only grows in position order. */
-async function follow(context: TilecastContext, session: SseSession, accountId: string, from: number, filters: EventFilters): Promise<void> {
-  let cursor = from;
-  while (!session.ended) {
-    const events = await context.storage.readEvents(accountId, cursor, context.clock.now(), READ_BATCH);
-    for (const event of events) {
-      cursor = event.position;
-      if (matchesFilters(event, filters)) await session.send(sseEvent({ id: formatPosition(event.position), data: event.envelope }));
-    }
-    if (events.length < READ_BATCH) await session.nextWake();
+/**
+ * Replays, then follows the account's log. Gap-free: the log only grows in position order,
+ * and a wake-up that comes while it reads makes it read again. It holds no pending
+ * promise while idle (an instance may hold ten thousand idle streams).
+ */
+class LogFollower {
+  #reading = false;
+  #again = false;
+
+  constructor(
+    private readonly context: TilecastContext,
+    private readonly session: SseSession,
+    private readonly accountId: string,
+    private cursor: number,
+    private readonly filters: EventFilters,
+  ) {}
+
+  wake(): void {
+    this.#again = true;
+    if (this.#reading) return; // the running read loop sees #again before it stops
+    this.#reading = true;
+    void this.#run();
   }
-}
 
-/** Renews the stream's lease until the session ends; a lost lease ends the stream. */
-function keepLease(context: TilecastContext, session: SseSession, accountId: string, leaseId: string): () => void {
-  const { storage, clock } = context;
-  let timer: unknown;
-  const schedule = () => {
-    if (session.ended) return;
-    timer = clock.setTimeout(() => {
-      storage
-        .renewStreamLease(accountId, leaseId, clock.now(), STREAM_LEASE_TTL_MS)
-        .then((held) => (held ? schedule() : session.end()))
-        .catch(() => session.end());
-    }, STREAM_LEASE_RENEW_MS);
-  };
-  schedule();
-  return () => clock.clearTimeout(timer);
+  async #run(): Promise<void> {
+    try {
+      while (this.#again && !this.session.ended) {
+        this.#again = false;
+        await this.#catchUp();
+      }
+    } catch (error) {
+      this.context.logger.warn('event stream ended by an error', { error: String(error) });
+      this.session.end();
+    } finally {
+      // No await between the loop's last check of #again and this: no wake-up is lost.
+      this.#reading = false;
+    }
+  }
+
+  /**
+   * Sends every event after the cursor. Live events are usually framed already (by the
+   * press that logged them, or by another stream of the account): then only the log's
+   * end is read. Anything else is read from the log in batches.
+   */
+  async #catchUp(): Promise<void> {
+    const { storage, clock, frames } = this.context;
+    const last = await storage.lastEventPosition(this.accountId);
+    if (last - this.cursor <= READ_BATCH) {
+      const cached: FramedEvent[] = [];
+      for (let position = this.cursor + 1; position <= last; position++) {
+        const framed = frames.get(this.accountId, position);
+        if (framed === undefined) break;
+        cached.push(framed);
+      }
+      if (cached.length === last - this.cursor) return this.#send(cached, clock.now());
+    }
+    let full: boolean;
+    do {
+      const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
+      await this.#send(events.map((event) => frames.frame(this.accountId, event)), clock.now());
+      full = events.length === READ_BATCH;
+    } while (full && !this.session.ended);
+  }
+
+  async #send(events: FramedEvent[], now: number): Promise<void> {
+    for (const event of events) {
+      this.cursor = event.position;
+      if (event.expiresAt > now && matchesFilters(event, this.filters)) await this.session.send(event.frame);
+    }
+  }
 }
 
 /** The spec's answer to a temporary outage: `200`, a `retry:` line, then the end. */

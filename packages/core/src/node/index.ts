@@ -111,11 +111,26 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
   });
 }
 
+const controllers = new WeakMap<ServerResponse, AbortController>();
+
+/**
+ * One controller per response, aborted when it closes: the request's `signal` and an
+ * event stream's sink share it (an AbortController is not small, and streams are many).
+ */
+function closeController(res: ServerResponse): AbortController {
+  let controller = controllers.get(res);
+  if (controller === undefined) {
+    controller = new AbortController();
+    controllers.set(res, controller);
+    const abort = controller.abort.bind(controller);
+    if (res.closed) abort();
+    else res.once('close', () => abort());
+  }
+  return controller;
+}
+
 function closeSignal(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  if (res.closed) controller.abort();
-  else res.once('close', () => controller.abort());
-  return controller.signal;
+  return closeController(res).signal;
 }
 
 /** Writes a core result; for an event stream, runs it until it ends or the client leaves. */
@@ -153,24 +168,35 @@ async function runEventStream(res: ServerResponse, result: Extract<CoreResult, {
 }
 
 function createSseSink(res: ServerResponse): SseSink {
-  const controller = new AbortController();
-  res.once('close', () => controller.abort());
-  return {
-    get bufferedBytes() {
-      return res.writableLength;
-    },
-    signal: controller.signal,
-    write(text) {
-      // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
-      // client stopped reading (reference-deployment §9), instead of stalling its loop.
-      if (!controller.signal.aborted && !res.writableEnded) res.write(text);
-      return Promise.resolve();
-    },
-    end() {
-      if (!res.writableEnded) res.end();
-      controller.abort();
-    },
-  };
+  return new NodeSseSink(res, closeController(res));
+}
+
+/** A class, not a literal with a getter: one per open stream, so its size counts. */
+class NodeSseSink implements SseSink {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly controller: AbortController,
+  ) {}
+
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  write(text: string): Promise<void> {
+    // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
+    // client stopped reading (reference-deployment §9), instead of stalling its loop.
+    if (!this.controller.signal.aborted && !this.res.writableEnded) this.res.write(text);
+    return Promise.resolve();
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+    this.controller.abort();
+  }
 }
 
 /** Serves one request with Tilecast: translate, handle, write. Never throws. */

@@ -30,66 +30,91 @@ export interface SseSession {
 }
 
 export function openSseSession(sink: SseSink, clock: Clock, timings: SseTimings): SseSession {
-  let ended = false;
-  let pending = false;
-  let waiter: (() => void) | undefined;
-  let pingTimer: unknown;
-  const endHandlers: (() => void)[] = [];
+  return new StreamSession(sink, clock, timings);
+}
 
-  const resolveWaiter = () => {
-    const resolve = waiter;
-    waiter = undefined;
+/** A class rather than closures: one exists per open stream, so its footprint counts. */
+class StreamSession implements SseSession {
+  ended = false;
+  #pending = false;
+  #waiter: (() => void) | undefined;
+  #timer: unknown;
+  #lastWriteAt: number;
+  readonly #endsAt: number;
+  #endHandlers: (() => void)[] | undefined;
+
+  constructor(
+    private readonly sink: SseSink,
+    private readonly clock: Clock,
+    private readonly timings: SseTimings,
+  ) {
+    this.#lastWriteAt = clock.now();
+    this.#endsAt = this.#lastWriteAt + timings.lifetimeMs;
+    if (sink.signal.aborted) this.end();
+    else sink.signal.addEventListener('abort', () => this.end(), { once: true });
+    this.#schedule();
+  }
+
+  async send(text: string): Promise<void> {
+    if (this.ended) return;
+    if (this.sink.bufferedBytes > MAX_QUEUED_BYTES) return this.end();
+    this.#lastWriteAt = this.clock.now();
+    await this.sink.write(text);
+  }
+
+  wake(): void {
+    this.#pending = true;
+    this.#resolveWaiter();
+  }
+
+  nextWake(): Promise<void> {
+    if (this.ended || this.#pending) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      this.#waiter = () => {
+        this.#pending = false;
+        resolve();
+      };
+    });
+  }
+
+  onEnd(fn: () => void): void {
+    if (this.ended) fn();
+    else (this.#endHandlers ??= []).push(fn);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.clock.clearTimeout(this.#timer);
+    this.sink.end();
+    this.#resolveWaiter();
+    for (const fn of this.#endHandlers?.splice(0) ?? []) fn();
+  }
+
+  #resolveWaiter(): void {
+    const resolve = this.#waiter;
+    this.#waiter = undefined;
     resolve?.();
-  };
-  const schedulePing = () => {
-    clock.clearTimeout(pingTimer);
-    pingTimer = clock.setTimeout(() => void session.send(ssePing), timings.pingMs);
-  };
-  const lifetimeTimer = clock.setTimeout(() => session.end(), timings.lifetimeMs);
+  }
 
-  const session: SseSession = {
-    get ended() {
-      return ended;
-    },
-    async send(text) {
-      if (ended) return;
-      if (sink.bufferedBytes > MAX_QUEUED_BYTES) return session.end();
-      schedulePing();
-      await sink.write(text);
-    },
-    wake() {
-      pending = true;
-      resolveWaiter();
-    },
-    nextWake() {
-      if (ended || pending) {
-        pending = false;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => {
-        waiter = () => {
-          pending = false;
-          resolve();
-        };
-      });
-    },
-    onEnd(fn) {
-      if (ended) fn();
-      else endHandlers.push(fn);
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      clock.clearTimeout(pingTimer);
-      clock.clearTimeout(lifetimeTimer);
-      sink.end();
-      resolveWaiter();
-      for (const fn of endHandlers.splice(0)) fn();
-    },
-  };
+  /**
+   * One timer per stream, for both the heartbeat and the lifetime, and not one per write:
+   * it fires at the earlier of the two; a ping goes out only after a whole idle interval.
+   */
+  #schedule(): void {
+    if (this.ended) return;
+    const now = this.clock.now();
+    const pingAt = this.#lastWriteAt + this.timings.pingMs;
+    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, Math.min(pingAt, this.#endsAt) - now));
+  }
 
-  if (sink.signal.aborted) session.end();
-  else sink.signal.addEventListener('abort', () => session.end(), { once: true });
-  schedulePing();
-  return session;
+  #tick(): void {
+    const now = this.clock.now();
+    if (now >= this.#endsAt) return this.end();
+    if (now - this.#lastWriteAt >= this.timings.pingMs) void this.send(ssePing);
+    this.#schedule();
+  }
 }

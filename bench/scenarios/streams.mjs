@@ -1,0 +1,119 @@
+import { openStreams } from '../lib/sse-clients.mjs';
+import { runPressLoad } from '../lib/press-load.mjs';
+import { startServer } from '../lib/process.mjs';
+import { median, percentile, round } from '../lib/stats.mjs';
+
+const KiB = 1024;
+const STREAMS_PER_ACCOUNT = 4;
+let loopbackHost = 2;
+/** A fresh loopback source address per batch of connections (no TIME_WAIT exhaustion). */
+const nextSource = () => `127.0.0.${loopbackHost++ % 250 + 2}`;
+
+const servers = {
+  baseline: (accounts) => startServer('baselines/sse-node-http.mjs', { args: [String(accounts)] }),
+  tilecast: (accounts) => startServer('servers/tilecast-streams.mjs', { args: [String(accounts)] }),
+};
+
+/** Opens `accounts × 4` idle streams and measures the server's resident memory per stream. */
+async function idleStreamMemory(which, accounts) {
+  const server = await servers[which](accounts);
+  try {
+    const before = await server.stats();
+    const count = accounts * STREAMS_PER_ACCOUNT;
+    const streams = await openStreams({
+      port: server.port,
+      count,
+      path: '/events',
+      headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / STREAMS_PER_ACCOUNT)}` }),
+      localAddress: nextSource(),
+    });
+    if (streams.opened() !== count) throw new Error(`${which}: only ${streams.opened()} of ${count} streams opened`);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // let the server settle
+    const after = await server.stats();
+    streams.close();
+    return { streams: count, rssPerStreamKiB: (after.memory.rss - before.memory.rss) / count / KiB, heapPerStreamKiB: (after.memory.heapUsed - before.memory.heapUsed) / count / KiB };
+  } finally {
+    await server.stop();
+  }
+}
+
+export const s1 = {
+  id: 'S1',
+  title: '10,000 idle GET /events streams (2,500 accounts × 4): server memory per stream',
+  async run({ quick }) {
+    const accounts = quick ? 250 : 2500;
+    const baseline = await idleStreamMemory('baseline', accounts);
+    const tilecast = await idleStreamMemory('tilecast', accounts);
+    const ratio = tilecast.rssPerStreamKiB / baseline.rssPerStreamKiB;
+    return {
+      figures: {
+        streams: tilecast.streams,
+        'baseline KiB/stream (RSS)': round(baseline.rssPerStreamKiB, 2),
+        'tilecast KiB/stream (RSS)': round(tilecast.rssPerStreamKiB, 2),
+        'baseline KiB/stream (heap)': round(baseline.heapPerStreamKiB, 2),
+        'tilecast KiB/stream (heap)': round(tilecast.heapPerStreamKiB, 2),
+      },
+      checks: [
+        { name: 'memory per stream', value: `${round(tilecast.rssPerStreamKiB, 2)} KiB`, target: '<= 16 KiB', pass: tilecast.rssPerStreamKiB <= 16 },
+        { name: 'memory vs baseline', value: `${round(ratio, 2)}×`, target: '<= 1.4×', pass: ratio <= 1.4 },
+      ],
+      raw: { baseline, tilecast },
+    };
+  },
+};
+
+/** One press-load run on a fresh server of `kind`. */
+async function pressRun(kind, accounts, rate, seconds) {
+  const server = await servers[kind === 'tilecast' ? 'tilecast' : 'baseline'](accounts);
+  try {
+    const result = await runPressLoad({ server, kind, accounts, rate, seconds, localAddress: nextSource() });
+    if (result.refused > 0) throw new Error(`${kind}: ${result.refused} presses refused`);
+    return { ...result, p50: percentile(result.latencies, 50), p99: percentile(result.latencies, 99), cpuPerDelivery: result.cpuMicros / result.deliveries };
+  } finally {
+    await server.stop();
+  }
+}
+
+export const s2 = {
+  id: 'S2',
+  title: '10,000 open streams, 1,000 presses/s across the accounts: press-to-stream latency and CPU per event',
+  async run({ quick }) {
+    const accounts = quick ? 250 : 2500;
+    const rate = quick ? 200 : 1000;
+    const seconds = quick ? 3 : 10;
+    const runs = quick ? 1 : 3;
+    const samples = { baseline: [], tilecast: [] };
+    for (let i = 0; i < runs; i++) {
+      samples.baseline.push(await pressRun('baseline', accounts, rate, seconds));
+      samples.tilecast.push(await pressRun('tilecast', accounts, rate, seconds));
+    }
+    // Cost per event must not depend on how many other streams are open: the same press
+    // rate with a fifth of the streams.
+    const fewAccounts = Math.max(50, accounts / 5);
+    const few = await pressRun('tilecast', fewAccounts, Math.min(rate, fewAccounts * 0.8), seconds);
+    const many = await pressRun('tilecast', accounts, Math.min(rate, fewAccounts * 0.8), seconds);
+    const m = (kind, key) => median(samples[kind].map((s) => s[key]));
+    const p99Ratio = m('tilecast', 'p99') / m('baseline', 'p99');
+    const cpuRatio = m('tilecast', 'cpuPerDelivery') / m('baseline', 'cpuPerDelivery');
+    const scaling = many.cpuPerDelivery / few.cpuPerDelivery;
+    const lost = samples.tilecast.reduce((sum, s) => sum + (s.expected - s.deliveries), 0);
+    return {
+      figures: {
+        streams: accounts * STREAMS_PER_ACCOUNT,
+        'presses/s': rate,
+        'baseline p50 / p99 ms': `${round(m('baseline', 'p50'), 2)} / ${round(m('baseline', 'p99'), 2)}`,
+        'tilecast p50 / p99 ms': `${round(m('tilecast', 'p50'), 2)} / ${round(m('tilecast', 'p99'), 2)}`,
+        'baseline CPU µs/delivered event': round(m('baseline', 'cpuPerDelivery'), 2),
+        'tilecast CPU µs/delivered event': round(m('tilecast', 'cpuPerDelivery'), 2),
+        [`tilecast CPU µs/event, ${fewAccounts * STREAMS_PER_ACCOUNT} vs ${accounts * STREAMS_PER_ACCOUNT} streams`]: `${round(few.cpuPerDelivery, 2)} vs ${round(many.cpuPerDelivery, 2)}`,
+      },
+      checks: [
+        { name: 'every event delivered', value: `${lost} lost`, target: '0 lost', pass: lost === 0 },
+        { name: 'p99 latency vs baseline', value: `${round(p99Ratio, 2)}×`, target: '<= 1.3×', pass: p99Ratio <= 1.3 },
+        { name: 'CPU per event vs baseline', value: `${round(cpuRatio, 2)}×`, target: '<= 1.3×', pass: cpuRatio <= 1.3 },
+        { name: 'CPU per event, 5× the streams', value: `${round(scaling, 2)}×`, target: '<= 1.2×', pass: scaling <= 1.2 },
+      ],
+      raw: { samples: Object.fromEntries(Object.entries(samples).map(([k, list]) => [k, list.map(({ latencies, ...rest }) => rest)])) },
+    };
+  },
+};

@@ -1,0 +1,129 @@
+/**
+ * Two reference servers on one PostgreSQL database, as two instances behind a load
+ * balancer: events cross instances, stream slots are shared, a dead instance's slots
+ * free themselves, and a dropped LISTEN connection loses no event.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@tilecast/core';
+import { createPostgresStorage } from '@tilecast/storage-postgres';
+import { readConfig } from '../src/config.js';
+import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
+
+const DATABASE_URL = process.env.DATABASE_URL || undefined;
+const STREAM_LEASE_TTL_MS = 60_000;
+const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL';
+
+describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
+  const schema = `mi_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  let admin: pg.Pool;
+  let a: ReferenceServer;
+  let b: ReferenceServer;
+  const streams: SseConnection[] = [];
+  let owner = '';
+  let device = '';
+
+  /** Each instance names its connections, so the test can find B's LISTEN connection. */
+  const start = (name: string) => {
+    const url = new URL(DATABASE_URL!);
+    url.searchParams.set('application_name', `${schema}-${name}`);
+    return startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: url.toString(), TILECAST_DATABASE_SCHEMA: schema }), silentLogger);
+  };
+  const stream = async (server: ReferenceServer, headers: Record<string, string> = {}) => {
+    const connection = await openSse(`${server.url}/events`, { authorization: `Token ${owner}`, ...headers });
+    streams.push(connection);
+    return connection;
+  };
+  const press = async (server: ReferenceServer, requestId: string) => {
+    const reply = await fetch(`${server.url}/device/presses`, {
+      method: 'POST',
+      headers: { authorization: `Device ${device}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner: 'demo', slug: 'lights', request_id: requestId, action: 'bell' }),
+    });
+    expect(reply.status).toBe(202);
+    return ((await reply.json()) as { event_id: string }).event_id;
+  };
+
+  beforeAll(async () => {
+    admin = new pg.Pool({ connectionString: DATABASE_URL });
+    a = await start('a');
+    b = await start('b');
+    // Both created the demo account; the one started last holds the current tokens.
+    ({ token: owner } = await b.tilecast.management.createAccount({ id: 'demo', activityQuota: 2 }));
+    ({ token: device } = await b.tilecast.management.registerDevice({ id: 'demo-phone', account: 'demo' }));
+    const content = { template: 'switchboard', actions: [{ id: 'bell', label: 'Doorbell' }] };
+    const reply = await fetch(`${a.url}/widget/lights`, { method: 'PATCH', headers: { authorization: `Token ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ content }) });
+    expect(reply.status).toBe(200);
+  });
+  afterAll(async () => {
+    for (const s of streams) s.close();
+    await a?.close();
+    await b?.close();
+    await admin?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin?.end();
+  });
+
+  it('a press reported to instance A reaches GET /events on instance B', async () => {
+    const onB = await stream(b);
+    await onB.next();
+    const id = await press(a, 'cross-1');
+    const frame = await onB.next((f) => f.data !== undefined);
+    expect(dataOf(frame).id).toBe(id);
+  });
+
+  it('four streams spread over both instances make a fifth 429, on either instance', async () => {
+    for (const s of streams.splice(0)) s.close();
+    await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".stream_leases`)).rows[0].n === 0);
+    const open = [await stream(a), await stream(b), await stream(a), await stream(b)];
+    expect(open.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    expect((await stream(a)).status).toBe(429);
+    expect((await stream(b)).status).toBe(429);
+  });
+
+  it('a LISTEN connection terminated on B loses no event', async () => {
+    for (const s of streams.splice(0)) s.close();
+    await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".stream_leases`)).rows[0].n === 0);
+    const onB = await stream(b);
+    await onB.next();
+    // B's LISTEN connection: its last statement is LISTEN or the listener's snapshot query.
+    const killed = await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND (query LIKE 'LISTEN%' OR query LIKE '%pg_current_snapshot%')`,
+      [`${schema}-b`],
+    );
+    expect(killed.rowCount).toBe(1);
+    const ids = [await press(a, 'drop-1'), await press(a, 'drop-2')];
+    const got = [dataOf(await onB.next((f) => f.data !== undefined, 15_000)).id, dataOf(await onB.next((f) => f.data !== undefined, 15_000)).id];
+    expect(got).toEqual(ids);
+  });
+
+  it('a dead instance\'s stream slots free themselves within the lease time', async () => {
+    for (const s of streams.splice(0)) s.close();
+    await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".stream_leases`)).rows[0].n === 0);
+    // A crashed instance: it took all four slots and never renewed nor released them.
+    const dead = createPostgresStorage({ pool: admin, schema, listen: false });
+    const takenAt = Date.now() - 30_000;
+    for (let i = 0; i < 4; i++) expect(await dead.acquireStreamLease('demo', `dead-${i}`, 4, takenAt, STREAM_LEASE_TTL_MS)).toBe(true);
+    expect((await stream(a)).status).toBe(429);
+    // Once the lease time (60 s) has passed since its last renewal, the slots are free.
+    await admin.query(`UPDATE "${schema}".stream_leases SET expires_at = expires_at - 31000`);
+    expect((await stream(a)).status).toBe(200);
+    expect((await stream(b)).status).toBe(200);
+    await dead.close();
+  });
+});
+
+if (!DATABASE_URL) {
+  describe('multi-instance on PostgreSQL', () => {
+    it.skip(`all tests skipped: ${NEEDS_SERVER}`, () => {});
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, attempts = 100): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('condition not met');
+}
