@@ -7,13 +7,13 @@ export interface WebhookEntry {
   /** `https://` only, port 443. */
   url: string;
   /** Default `POST`; `GET` sends no body. */
-  method?: WebhookMethod;
+  method?: WebhookMethod | null;
   /** Extra request headers (at most 1 KiB in total). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | null;
   /** JSON template (at most 2 KiB). Omitted or null: the event envelope is the body. */
   body?: unknown;
   /** Turns on request signing (`X-Svc-Signature`). Never returned. */
-  secret?: string;
+  secret?: string | null;
 }
 
 /** `PUT` body: keys are action ids, plus `*` for the default entry; at most 9 entries. */

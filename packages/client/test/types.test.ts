@@ -3,10 +3,13 @@
  * template field must not compile, and the hand-written content types must match the
  * core's validating schemas in both directions.
  */
+import type * as server from '@tilecast/core';
 import type * as core from '@tilecast/core/schemas';
+import type { InferInput, InferOutput } from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { createClient, type ActivityEcho, type WidgetContent, type WidgetEcho } from '../src/index.js';
 import type * as client from '../src/content.js';
+import type { WebhookEntry, WebhookMap } from '../src/webhooks.js';
 
 const never = (() => {
   throw new Error('type test: not called');
@@ -80,5 +83,10 @@ describe('types', () => {
     expectTypeOf<core.EnergyWidgetOutput>().toExtend<client.WidgetContentEcho<'energy'>>();
     expectTypeOf<core.BudgetWidgetOutput>().toExtend<client.WidgetContentEcho<'budget'>>();
     expectTypeOf<core.ActivityContentEcho>().toExtend<client.ActivityContentEcho>();
+  });
+
+  it('match the webhook map endpoints', () => {
+    expectTypeOf<Same<WebhookEntry, InferInput<typeof server.WebhookEntryInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<InferOutput<typeof server.WebhookMapOutput>>().toExtend<WebhookMap>();
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `@tilecast/client` against the real reference server over HTTP (127.0.0.1): every
- * publishing method, a typed error for each refusal, and the events loop through a
+ * method (publishing and the webhook map), a typed error for each refusal, and the events loop through a
  * server-forced close, a replay, an outage and an expired event.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,36 @@ describe('publishing', () => {
     expect(kept).toEqual({ content: expect.objectContaining({ template: 'gauge', value: 61, min_value: 0, max_value: 100, unit: '°C', label: null }), stale_after: 3600 });
     expect((await api.widget('boiler').update({ content: { template: 'gauge', value: 62 }, stale_after: null })).stale_after).toBeNull();
     expect((await api.widget('boiler').update({ content: { template: 'gauge', value: 63 }, stale_after: 120 })).stale_after).toBe(120);
+  });
+});
+
+describe('webhook map', () => {
+  it('puts, gets and deletes the map, redacted', async () => {
+    server = await startServer();
+    const hooks = createClient({ baseUrl: server.url, token: TOKEN }).widget('lights').webhooks;
+    const put = await hooks.put({
+      webhooks: {
+        hall: { url: 'https://hooks.example.com/lights/{{action}}?key=s3cret', headers: { authorization: 'Bearer abc' }, secret: 'shh', body: { on: '{{value}}' } },
+        '*': { url: 'https://hooks.example.com/any', method: 'GET' },
+      },
+    });
+    const hall = { config: { url: 'https://hooks.example.com/lights/{{action}}?key=***', method: 'POST', headers: { authorization: '***' }, body: { on: '{{value}}' } }, last_success_at: null, last_failure_at: null };
+    const any = { config: { url: 'https://hooks.example.com/any', method: 'GET', headers: {}, body: null }, last_success_at: null, last_failure_at: null };
+    expect(put).toEqual({ webhooks: { hall, '*': any } });
+    expect(JSON.stringify(put)).not.toContain('shh');
+    expect(await hooks.get()).toEqual(put);
+    expect(await hooks.delete()).toBeUndefined();
+    expect(await hooks.get()).toEqual({ webhooks: {} });
+  });
+
+  it('refuses an invalid map with field errors and an unknown widget with 404', async () => {
+    server = await startServer();
+    const api = createClient({ baseUrl: server.url, token: TOKEN });
+    const invalid = await rejection(api.widget('lights').webhooks.put({ webhooks: { hall: { url: 'http://hooks.example.com/' } } }));
+    expect(invalid?.status).toBe(422);
+    expect(invalid?.fieldErrors[0]?.loc).toEqual(['body', 'webhooks', 'hall', 'url']);
+    expect(await rejection(api.widget('nope').webhooks.get())).toMatchObject({ status: 404, detail: 'Widget not found' });
+    expect(await rejection(api.widget('nope').webhooks.delete())).toMatchObject({ status: 404, detail: 'Widget not found' });
   });
 });
 
