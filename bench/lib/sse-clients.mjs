@@ -33,6 +33,9 @@ export async function openStreams({ port, count, path, headersFor, localAddress 
           resolve();
           text = head.slice(end + 4);
         }
+        // The last chunk of a chunked response: the server ended the stream (the
+        // connection itself may stay open for keep-alive).
+        if (text.includes('\r\n0\r\n\r\n') || text.startsWith('0\r\n\r\n')) ended.add(i);
         rest += text;
         let line;
         while ((line = rest.indexOf('\n')) !== -1) {

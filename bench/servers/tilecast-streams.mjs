@@ -23,10 +23,10 @@ for (let n = 0; n < accounts; n++) {
 
 process.on('message', async (message) => {
   if (message?.type !== 'inject') return;
-  const { account, count, padding } = message;
+  const { account, count, padding, eventId } = message;
   for (let i = 0; i < count; i++) {
     const now = Date.now();
-    const id = `${account}-${i}`;
+    const id = eventId ?? `${account}-${i}`;
     await storage.appendEvent(account, { id, subject: 'widget/panel', type: 'widget.action.v1', expiresAt: now + 60_000, envelope: { id, padding } });
     for (const listener of wakeListeners) listener(account);
   }

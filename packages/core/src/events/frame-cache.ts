@@ -25,8 +25,9 @@ export interface FrameCache {
   get(accountId: string, position: number): FramedEvent | undefined;
 }
 
-export function createFrameCache(max = 10_000): FrameCache {
-  const cache = new LRUCache<string, FramedEvent>({ max });
+/** Frames are needed for moments (a live fan-out, a replay): a few MiB bound them whatever their size. */
+export function createFrameCache(maxBytes = 4 * 1024 * 1024): FrameCache {
+  const cache = new LRUCache<string, FramedEvent>({ maxSize: maxBytes, sizeCalculation: (framed) => framed.frame.length + 64 });
   const key = (accountId: string, position: number) => `${position}\n${accountId}`;
   return {
     frame(accountId, event) {
