@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
       { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
       { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
+      { find: /^@tilecast\/client$/, replacement: src('./packages/client/src/index.ts') },
     ],
   },
   test: {
