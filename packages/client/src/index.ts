@@ -19,3 +19,10 @@ export type { Fetch } from './http.js';
 export { backoffDelay, systemTiming } from './timing.js';
 export type { BackoffOptions, Timing } from './timing.js';
 export type * from './webhooks.js';
+
+/**
+ * The receiver side of webhook signing (WebCrypto only). The source is core's verifier,
+ * compiled into this package, so the client has no run-time dependency on a server package.
+ */
+export { verifyWebhook, WebhookVerificationError } from './verify.js';
+export type { VerifiedWebhook, VerifyWebhookOptions, WebhookHeaders, WebhookVerificationReason } from './verify.js';
