@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests run against the sources of every workspace package, so `npm test` never
     // depends on a stale build.
     alias: [
+      { find: /^@tilecast\/core\/verify$/, replacement: src('./packages/core/src/webhooks/verify.ts') },
       { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
       { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
@@ -18,6 +19,7 @@ export default defineConfig({
       { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
       { find: /^@tilecast\/simulator$/, replacement: src('./packages/simulator/src/index.ts') },
       { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
+      { find: /^@tilecast\/client$/, replacement: src('./packages/client/src/index.ts') },
     ],
   },
   test: {

@@ -44,6 +44,21 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [] }
         child.send({ type: 'stats', id });
       });
     },
+    /** Sends an IPC request and resolves with the server's answer (`{type: answerType, id}`). */
+    ask(message, answerType, timeoutMs = 60_000) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not answer ${message.type}`)), timeoutMs);
+        const onMessage = (answer) => {
+          if (answer?.type !== answerType || answer.id !== id) return;
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve(answer);
+        };
+        child.on('message', onMessage);
+        child.send({ ...message, id });
+      });
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -33,6 +33,9 @@ export async function openStreams({ port, count, path, headersFor, localAddress 
           resolve();
           text = head.slice(end + 4);
         }
+        // The last chunk of a chunked response: the server ended the stream (the
+        // connection itself may stay open for keep-alive).
+        if (text.includes('\r\n0\r\n\r\n') || text.startsWith('0\r\n\r\n')) ended.add(i);
         rest += text;
         let line;
         while ((line = rest.indexOf('\n')) !== -1) {
@@ -57,26 +60,3 @@ export async function openStreams({ port, count, path, headersFor, localAddress 
     close: () => sockets.forEach((socket) => socket?.destroy()),
   };
 }
-
-/** Chunked HTTP/1.1 keep-alive POSTs on a small pool of sockets (a press or publish generator). */
-export function createPoster({ port, concurrency = 32 }) {
-  const { Agent, request } = awaitHttp;
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  return {
-    send(path, headers, body) {
-      return new Promise((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path, method: headers.method ?? 'POST', agent, headers: { 'content-type': 'application/json', ...headers, method: undefined } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode, body: text }));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
-
-const awaitHttp = await import('node:http');

@@ -59,3 +59,15 @@ export const p3 = throughputScenario({
   body: activityBody,
   minRatio: 0.9,
 });
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+export const d1 = throughputScenario({
+  id: 'D1',
+  title: `PATCH /widget (1 KB switchboard), node:http adapter, PostgreSQL storage (${DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`,
+  baseline: { script: 'baselines/publish-postgres.mjs', env: { DATABASE_URL } },
+  project: { script: 'servers/tilecast.mjs', args: ['node-http'], env: { DATABASE_URL } },
+  path: '/widget/lights',
+  body: widgetBody,
+  minRatio: 0.85,
+});

@@ -8,10 +8,20 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { serve } from '../lib/serve.mjs';
 
 const accounts = Number(process.argv[2] ?? 1);
+/** Extra phones of account 0 (`dev_s3_<i>`), for the device broadcast scenario. */
+const extraDevices = Number(process.argv[3] ?? 0);
 const storage = createMemoryStorage();
 const wakeListeners = new Set();
 storage.subscribeEvents = (listener) => (wakeListeners.add(listener), () => wakeListeners.delete(listener));
-const tilecast = createTilecast({ storage, logger: silentLogger });
+// W1: webhooks to a local HTTPS receiver (loopback allowed, its CA trusted).
+const webhook = process.env.BENCH_WEBHOOK_URL
+  ? { url: process.env.BENCH_WEBHOOK_URL, secret: process.env.BENCH_WEBHOOK_SECRET, ca: process.env.BENCH_WEBHOOK_CA }
+  : undefined;
+const tilecast = createTilecast({
+  storage,
+  logger: silentLogger,
+  webhooks: webhook ? { allowPrivateNetworks: true, ca: webhook.ca } : undefined,
+});
 const m = tilecast.management;
 for (let n = 0; n < accounts; n++) {
   const id = `bench-${n}`;
@@ -19,14 +29,29 @@ for (let n = 0; n < accounts; n++) {
   await m.registerDevice({ id: `phone-${n}`, account: id, token: `dev_bench_${n}` });
   await m.createWidget({ account: id, slug: 'panel', template: 'switchboard' });
   await storage.setWidgetContent(id, 'panel', { content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] }, staleAfter: undefined, now: Date.now() });
+  if (webhook) await putWebhook(n);
 }
+
+/** Configures account n's `panel` webhook through the API, as an owner would. */
+async function putWebhook(n) {
+  const result = await tilecast.handle({
+    method: 'PUT',
+    path: '/widget/panel/webhooks',
+    query: new URLSearchParams(),
+    headers: { authorization: `Token tok_bench_${n}`, 'content-type': 'application/json' },
+    body: { kind: 'parsed', value: { webhooks: { '*': { url: webhook.url, secret: webhook.secret } } } },
+  });
+  if (result.status !== 200) throw new Error(`webhook PUT answered ${result.status}: ${JSON.stringify(result.body)}`);
+}
+
+for (let i = 0; i < extraDevices; i++) await m.registerDevice({ id: `s3-phone-${i}`, account: 'bench-0', token: `dev_s3_${i}` });
 
 process.on('message', async (message) => {
   if (message?.type !== 'inject') return;
-  const { account, count, padding } = message;
+  const { account, count, padding, eventId } = message;
   for (let i = 0; i < count; i++) {
     const now = Date.now();
-    const id = `${account}-${i}`;
+    const id = eventId ?? `${account}-${i}`;
     await storage.appendEvent(account, { id, subject: 'widget/panel', type: 'widget.action.v1', expiresAt: now + 60_000, envelope: { id, padding } });
     for (const listener of wakeListeners) listener(account);
   }

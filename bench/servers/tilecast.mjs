@@ -8,7 +8,7 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { serve } from '../lib/serve.mjs';
 
 const adapter = process.argv[2] ?? 'node-http';
-const storage = createMemoryStorage();
+const storage = process.env.DATABASE_URL ? await postgresStorage(process.env.DATABASE_URL) : createMemoryStorage();
 const tilecast = createTilecast({ storage, logger: silentLogger });
 const m = tilecast.management;
 const { token } = await m.createAccount({ id: 'bench', activityQuota: 10 });
@@ -26,3 +26,13 @@ if (adapter === 'express') {
   listener = mount({ '/': tilecast, '/device': tilecast.device });
 }
 await serve(listener, { token, deviceToken });
+
+/** D1: PostgreSQL storage on a default pool, in a schema of its own that starts empty. */
+async function postgresStorage(url) {
+  const { default: pg } = await import('pg');
+  const { createPostgresStorage, migrate } = await import('@tilecast/storage-postgres');
+  const pool = new pg.Pool({ connectionString: url });
+  await pool.query('DROP SCHEMA IF EXISTS tilecast_bench CASCADE');
+  await migrate(pool, { schema: 'tilecast_bench' });
+  return createPostgresStorage({ pool, schema: 'tilecast_bench' });
+}

@@ -3,7 +3,18 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { tilecastRouter } from '@tilecast/adapter-express';
 import { listen, mount } from '@tilecast/adapter-node-http';
-import { createRecordingTransport, createTilecast, silentLogger, type Clock, type RecordingTransport, type SseTimings, type Storage, type Tilecast } from '@tilecast/core';
+import {
+  createRecordingTransport,
+  createTilecast,
+  silentLogger,
+  type Clock,
+  type Logger,
+  type RecordingTransport,
+  type SseTimings,
+  type Storage,
+  type Tilecast,
+  type TilecastOptions,
+} from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 
 /** `express+json`: the host app ran `express.json()` before the Tilecast router. */
@@ -19,10 +30,21 @@ export interface ApiServer {
 }
 
 /** The real core on memory storage, served over HTTP on port 0 through one adapter. */
-export async function startApi(adapter: AdapterName, options: { clock?: Clock; sse?: Partial<SseTimings>; storage?: Storage } = {}): Promise<ApiServer> {
+export async function startApi(
+  adapter: AdapterName,
+  options: { clock?: Clock; sse?: Partial<SseTimings>; storage?: Storage; logger?: Logger; webhooks?: TilecastOptions['webhooks'] } = {},
+): Promise<ApiServer> {
   const storage = options.storage ?? createMemoryStorage();
   const transport = createRecordingTransport();
-  const tilecast = createTilecast({ storage, transport, logger: silentLogger, clock: options.clock, sse: options.sse, purgeIntervalMs: 0 });
+  const tilecast = createTilecast({
+    storage,
+    transport,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock,
+    sse: options.sse,
+    purgeIntervalMs: 0,
+    webhooks: options.webhooks,
+  });
   const { url, close } =
     adapter === 'node-http'
       ? await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: 0, host: '127.0.0.1' })

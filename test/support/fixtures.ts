@@ -45,3 +45,10 @@ export const switchboardContent = () => ({
     { id: 'bell', label: 'Doorbell' },
   ],
 });
+
+/** A logger that keeps every line, so tests can grep logs for secrets. */
+export function createCapturingLogger(): { logger: import('@tilecast/core').Logger; lines: string[] } {
+  const lines: string[] = [];
+  const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+  return { logger: { info: keep('info'), warn: keep('warn'), error: keep('error') }, lines };
+}

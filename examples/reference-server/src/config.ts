@@ -9,6 +9,8 @@ export interface ServerConfig {
   databaseSchema: string;
   /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
   sse: { pingMs: number; lifetimeMs: number };
+  /** `TILECAST_WEBHOOK_ALLOW_PRIVATE=1`: tests only, webhooks may target loopback and private addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -22,6 +24,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
       lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
     },
+    webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
   };
 }
 

@@ -18,7 +18,8 @@ export interface ReferenceServer {
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
   const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger);
   const { storage } = opened;
-  const tilecast = createTilecast({ storage, logger, sse: config.sse });
+  // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
+  const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate } });
   await opened.ready();
   const seeded = await seed(tilecast, config.seedPath);
   // The device API lives under /device; its stream is this deployment's device transport.

@@ -88,7 +88,9 @@ describe('reference server', () => {
   });
 
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
-    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 } });
+    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 }, webhookAllowPrivate: false });
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);

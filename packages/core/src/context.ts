@@ -2,11 +2,13 @@ import type { DeviceAuthenticator } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { DeviceStreamHub } from './devices/device-stream-hub.js';
 import type { EventBus } from './events/event-bus.js';
+import type { FrameCache } from './events/frame-cache.js';
 import type { StreamLeaseKeeper } from './events/stream-leases.js';
 import type { Logger } from './logger.js';
 import type { DeviceFanout } from './services/device-fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
+import type { WebhookDispatcher } from './webhooks/delivery.js';
 import type { SseTimings } from './streams/sse-session.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
@@ -15,8 +17,12 @@ export interface TilecastContext {
   clock: Clock;
   logger: Logger;
   devices: DeviceFanout;
+  /** Webhook delivery; the press intake calls `webhooks.dispatch` after each appended event. */
+  webhooks: WebhookDispatcher;
   /** Wakes live `/events` streams of an account. */
   bus: EventBus;
+  /** Recent events, framed once for all streams. */
+  frames: FrameCache;
   /** Renews the `/events` stream slots this instance holds. */
   streamLeases: StreamLeaseKeeper;
   /** Open `/device/stream` connections of this instance. */

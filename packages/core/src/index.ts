@@ -21,3 +21,4 @@ export * from './http/index.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
 export type * from './transport/device-transport.js';
+export * from './webhooks/index.js';

@@ -5,6 +5,7 @@ import { combineTransports, createDeviceStreamHub } from './devices/device-strea
 import { isTilecastError } from './errors.js';
 import { createEventBus } from './events/event-bus.js';
 import { createStreamLeaseKeeper } from './events/stream-leases.js';
+import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
@@ -18,6 +19,7 @@ import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
 import type { SseTimings } from './streams/sse-session.js';
 import type { DeviceTransport } from './transport/device-transport.js';
+import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
 export interface TilecastOptions {
   /** Where everything is kept: `@tilecast/storage-memory` or `@tilecast/storage-postgres`. */
@@ -41,6 +43,12 @@ export interface TilecastOptions {
   logger?: Logger;
   /** `info.title` of `/openapi.json`. Default `Tilecast`. */
   title?: string;
+  /**
+   * Webhook delivery settings. `allowPrivateNetworks` (off by default, logged as a warning
+   * when on) lets test deployments deliver to loopback/private receivers; `ca` adds trusted
+   * CAs; `resolve` replaces DNS; `unsafeTestOnlyDial` is for tests only (see its docs).
+   */
+  webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger'>;
 }
 
 /** Anything that serves core requests: what adapters mount. */
@@ -58,7 +66,7 @@ export interface Tilecast extends RequestHandler {
   loadSeed(seed: unknown): Promise<SeedResult>;
   /** The generated OpenAPI 3.1 document served at `/openapi.json`. */
   openapi(): object;
-  /** Resolves once background work (device pushes) started so far has settled. */
+  /** Resolves once background work (device pushes, webhook deliveries) started so far has settled. */
   idle(): Promise<void>;
   /** Stops timers and ends this instance's streams' wake-ups. Does not close the storage (the host owns it). */
   close(): Promise<void>;
@@ -79,6 +87,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
   const devices = createDeviceFanout({ storage, transport, clock, logger });
   const bus = createEventBus(storage);
+  const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
   let openapiDocument: object | undefined;
 
@@ -87,12 +96,15 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     clock,
     logger,
     devices,
+    webhooks,
     bus,
+    frames: createFrameCache(),
     streamLeases,
     deviceStreams,
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
-    onEvent: () => {},
+    // Fire-and-forget: a slow receiver never delays the press intake or the stream.
+    onEvent: (accountId, widgetSlug, event) => webhooks.dispatch(accountId, widgetSlug, event),
     openapi: () => (openapiDocument ??= buildOpenApiDocument({ title: options.title ?? 'Tilecast' })),
   };
   const management = createManagementApi(storage);
@@ -105,13 +117,16 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     management,
     loadSeed: (seed) => loadSeed(management, seed),
     openapi: context.openapi,
-    idle: () => devices.idle(),
+    idle: async () => {
+      await Promise.all([devices.idle(), webhooks.idle()]);
+    },
     async close() {
       stopHousekeeping();
       devices.close();
+      webhooks.close();
       bus.close();
       streamLeases.close();
-      await devices.idle();
+      await Promise.all([devices.idle(), webhooks.idle()]);
     },
   };
 }

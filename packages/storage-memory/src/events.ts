@@ -27,7 +27,8 @@ export function eventMethods(state: MemoryState): EventMethods {
       log.last += 1;
       const stored: StoredEvent = { ...copy(event), position: log.last };
       log.events.push(stored);
-      return copy(stored);
+      // The caller's own envelope is already separate from the stored copy.
+      return { ...event, position: log.last };
     },
 
     async readEvents(accountId, afterPosition, now, limit) {

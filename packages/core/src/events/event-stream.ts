@@ -3,9 +3,10 @@ import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
-import { sseEvent, sseRetry } from '../streams/sse-format.js';
+import { sseRetry } from '../streams/sse-format.js';
 import { openSseSession, type SseSession } from '../streams/sse-session.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
+import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
 import { STREAM_LEASE_TTL_MS } from './stream-leases.js';
 
@@ -100,26 +101,49 @@ class LogFollower {
   }
 
   async #run(): Promise<void> {
-    const { storage, clock, logger } = this.context;
     try {
       while (this.#again && !this.session.ended) {
         this.#again = false;
-        let full: boolean;
-        do {
-          const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
-          for (const event of events) {
-            this.cursor = event.position;
-            if (matchesFilters(event, this.filters)) await this.session.send(sseEvent({ id: formatPosition(event.position), data: event.envelope }));
-          }
-          full = events.length === READ_BATCH;
-        } while (full && !this.session.ended);
+        await this.#catchUp();
       }
     } catch (error) {
-      logger.warn('event stream ended by an error', { error: String(error) });
+      this.context.logger.warn('event stream ended by an error', { error: String(error) });
       this.session.end();
     } finally {
       // No await between the loop's last check of #again and this: no wake-up is lost.
       this.#reading = false;
+    }
+  }
+
+  /**
+   * Sends every event after the cursor. Live events are usually framed already (by the
+   * press that logged them, or by another stream of the account): then only the log's
+   * end is read. Anything else is read from the log in batches.
+   */
+  async #catchUp(): Promise<void> {
+    const { storage, clock, frames } = this.context;
+    const last = await storage.lastEventPosition(this.accountId);
+    if (last - this.cursor <= READ_BATCH) {
+      const cached: FramedEvent[] = [];
+      for (let position = this.cursor + 1; position <= last; position++) {
+        const framed = frames.get(this.accountId, position);
+        if (framed === undefined) break;
+        cached.push(framed);
+      }
+      if (cached.length === last - this.cursor) return this.#send(cached, clock.now());
+    }
+    let full: boolean;
+    do {
+      const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
+      await this.#send(events.map((event) => frames.frame(this.accountId, event)), clock.now());
+      full = events.length === READ_BATCH;
+    } while (full && !this.session.ended);
+  }
+
+  async #send(events: FramedEvent[], now: number): Promise<void> {
+    for (const event of events) {
+      this.cursor = event.position;
+      if (event.expiresAt > now && matchesFilters(event, this.filters)) await this.session.send(event.frame);
     }
   }
 }

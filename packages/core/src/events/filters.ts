@@ -28,7 +28,7 @@ function isSubject(value: string): boolean {
   return (SUBJECT_KINDS as readonly string[]).includes(kind) && slug !== '' && !slug.includes('/');
 }
 
-export function matchesFilters(event: StoredEvent, filters: EventFilters): boolean {
+export function matchesFilters(event: Pick<StoredEvent, 'type' | 'subject'>, filters: EventFilters): boolean {
   if (filters.types.size > 0 && !filters.types.has(event.type)) return false;
   if (filters.subjects.size > 0 && !filters.subjects.has(event.subject)) return false;
   return true;

@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import * as schemas from '../schemas/index.js';
+import * as webhooks from '../webhooks/map-schema.js';
 
 export interface NamedSchema {
   name: string;
@@ -83,6 +84,12 @@ export const namedSchemas: readonly NamedSchema[] = [
   { name: 'SwitchboardWidgetContent', input: schemas.switchboardWidgetSchema },
   { name: 'WidgetContent', input: schemas.widgetContentSchema },
   { name: 'WidgetData', input: schemas.widgetDataSchema },
+  // Webhooks: the request shapes, and the redacted map of PUT and GET.
+  { name: 'WebhookEntry', input: webhooks.WebhookEntryInput },
+  { name: 'WebhookMap', input: webhooks.WebhookMapInput },
+  { name: 'WebhookConfig', input: webhooks.WebhookConfigOutput },
+  { name: 'WebhookEntryStatus', input: webhooks.WebhookEntryStatus },
+  { name: 'WebhookMapResponse', input: webhooks.WebhookMapOutput },
   // Errors.
   { name: 'ValidationError', input: ValidationError },
   { name: 'HTTPValidationError', input: HTTPValidationError },

@@ -27,6 +27,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     paths: {
       '/activity/{activity_id}': { patch: activityOperation(components) },
       '/widget/{slug}': { patch: widgetOperation(components) },
+      '/widget/{slug}/webhooks': webhookOperations(components),
     },
     components: {
       schemas: components.schemas,
@@ -71,6 +72,34 @@ function widgetOperation(components: ComponentSchemas): object {
       '200': response('The stored content and the effective stale_after.', components.ref('WidgetData', 'output')),
       ...errorResponses(components, 'Widget not found', 'Invalid widget content'),
     },
+  };
+}
+
+/** `PUT`, `GET`, `DELETE /widget/{slug}/webhooks` (reference-deployment §6). */
+function webhookOperations(components: ComponentSchemas): object {
+  const common = { tags: ['webhooks'], security: [{ [SECURITY_SCHEME]: [] }], parameters: [pathParameter('slug', 'Slug', 'The widget slug.')] };
+  const error = components.ref('ErrorResponse', 'output');
+  const refusals = {
+    '401': response('Authorization header missing, malformed, or token unknown.', error, { detail: 'Could not validate credentials' }),
+    '402': response('The account has no active subscription.', error, { detail: 'No active subscription was found' }),
+    '404': response('No such widget on the account.', error, { detail: 'Widget not found' }),
+  };
+  const map = response('The map, redacted: no secret, header values and URL query values as `***`.', components.ref('WebhookMapResponse', 'output'));
+  return {
+    put: {
+      ...common,
+      operationId: 'put_widget_webhooks',
+      summary: 'Replace the webhook map',
+      description: 'Replaces the whole map (at most 9 entries: action ids and `*`) and returns it redacted.',
+      requestBody: jsonBody(components.ref('WebhookMap', 'input')),
+      responses: {
+        '200': map,
+        ...refusals,
+        '422': response('Invalid map (field-error array); never echoes a secret, header value or query value.', components.ref('HTTPValidationError', 'output')),
+      },
+    },
+    get: { ...common, operationId: 'get_widget_webhooks', summary: 'Read the webhook map', description: 'The map, redacted, with `last_success_at` and `last_failure_at` per entry.', responses: { '200': map, ...refusals } },
+    delete: { ...common, operationId: 'delete_widget_webhooks', summary: 'Remove every webhook entry', responses: { '204': { description: 'Removed.' }, ...refusals } },
   };
 }
 

@@ -43,6 +43,7 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
 
   await storage.notePress(widgetKey(press.owner, press.slug), device.id, now + CONFIRMATION_WINDOW_MS);
   const event = await storage.appendEvent(press.owner, pressEvent(recorded.eventId, press, kind, now));
+  context.frames.frame(press.owner, event); // framed once, before any stream wakes
   context.bus.notify(press.owner);
   context.onEvent(press.owner, press.slug, event);
   return event.id;

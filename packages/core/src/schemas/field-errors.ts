@@ -12,7 +12,7 @@ import { quoteList, registeredType } from './messages.js';
 type Loc = FieldError['loc'];
 type Described = Pick<FieldError, 'msg' | 'type'>;
 
-const OBJECT_TYPES = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
+const OBJECT_TYPES = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest', 'record']);
 
 /** Maps issues to field errors, keeping the first error of each `loc` (one per field). */
 export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], locPrefix: Loc = []): FieldError[] {

@@ -52,8 +52,9 @@ describe('the OpenAPI document', () => {
     expect((buildOpenApiDocument({ title: 'My Service' }) as Json).info.title).toBe('My Service');
   });
 
-  it('lists the two publisher operations, not /openapi.json', () => {
-    expect(Object.keys(doc.paths)).toEqual(['/activity/{activity_id}', '/widget/{slug}']);
+  it('lists the publisher operations, not /openapi.json', () => {
+    expect(Object.keys(doc.paths)).toEqual(['/activity/{activity_id}', '/widget/{slug}', '/widget/{slug}/webhooks']);
+    expect(Object.keys(doc.paths['/widget/{slug}/webhooks'])).toEqual(['put', 'get', 'delete']);
     expect(Object.keys(doc.paths['/activity/{activity_id}'])).toEqual(['patch']);
     expect(Object.keys(doc.paths['/widget/{slug}'])).toEqual(['patch']);
   });

@@ -1,0 +1,34 @@
+// Baseline for W1: a bare node:http server that, for each `POST /press`, answers 202 and
+// sends the same signed POST (envelope body, Idempotency-Key, X-Svc-Timestamp,
+// X-Svc-Signature) to the receiver with a plain keep-alive https client.
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:https';
+import { readBody, serve } from '../lib/serve.mjs';
+
+const url = new URL(process.env.BENCH_WEBHOOK_URL);
+const secret = process.env.BENCH_WEBHOOK_SECRET;
+const agent = new Agent({ keepAlive: true, ca: process.env.BENCH_WEBHOOK_CA });
+
+function deliver(envelope) {
+  const body = JSON.stringify(envelope);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const bodySha = createHash('sha256').update(body).digest('hex');
+  const signature = createHmac('sha256', secret).update(`${timestamp}.POST.${url.href}.${bodySha}.${envelope.id}`).digest('hex');
+  const req = request(url, {
+    method: 'POST',
+    agent,
+    timeout: 2000,
+    headers: { 'content-type': 'application/json', 'idempotency-key': envelope.id, 'x-svc-timestamp': String(timestamp), 'x-svc-signature': `v1=${signature}` },
+  });
+  req.on('response', (res) => res.resume());
+  req.on('error', () => {});
+  req.end(body);
+}
+
+await serve(async (req, res) => {
+  const { account, request_id } = JSON.parse(await readBody(req));
+  const now = Date.now();
+  const envelope = { id: randomUUID(), request_id, type: 'widget.action.v1', subject: { kind: 'widget', slug: 'panel' }, occurred_at: new Date(now).toISOString(), expires_at: new Date(now + 5000).toISOString(), data: { action: 'go', kind: 'button' } };
+  res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ event_id: envelope.id, account }));
+  deliver(envelope);
+});

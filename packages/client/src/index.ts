@@ -1,0 +1,28 @@
+/** `@tilecast/client`: publish to Tilecast, consume its events, confirm presses. */
+export { createClient } from './client.js';
+export type {
+  ActivityEcho,
+  ActivityHandle,
+  ActivityUpdate,
+  ClientOptions,
+  TilecastClient,
+  WidgetEcho,
+  WidgetHandle,
+  WidgetUpdate,
+} from './client.js';
+export type * from './content.js';
+export { isTilecastApiError, TilecastApiError } from './errors.js';
+export type { FieldError } from './errors.js';
+export { isWidgetAction } from './events.js';
+export type { EventsOptions, TilecastEvent, WidgetActionData, WidgetActionEvent } from './events.js';
+export type { Fetch } from './http.js';
+export { backoffDelay, systemTiming } from './timing.js';
+export type { BackoffOptions, Timing } from './timing.js';
+export type * from './webhooks.js';
+
+/**
+ * The receiver side of webhook signing (WebCrypto only). The source is core's verifier,
+ * compiled into this package, so the client has no run-time dependency on a server package.
+ */
+export { verifyWebhook, WebhookVerificationError } from './verify.js';
+export type { VerifiedWebhook, VerifyWebhookOptions, WebhookHeaders, WebhookVerificationReason } from './verify.js';
