@@ -1,18 +1,7 @@
-import { Agent, request } from 'node:http';
+import { send } from './http.mjs';
 import { openStreams } from './sse-clients.mjs';
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function post(port, path, headers, body) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** How each server is asked for a press of account `n`. */
 const pressRequest = {
@@ -60,7 +49,7 @@ export async function runPressLoad({ server, kind, accounts, streamsPerAccount =
         const requestId = `r${sent}`;
         const { path, headers, body } = pressRequest[kind](n, requestId);
         sentAt.set(requestId, performance.now());
-        pending.push(post(server.port, path, headers, body).then((status) => status !== 202 && refused++, () => refused++));
+        pending.push(send('POST', server.port, path, headers, body).then((status) => status !== 202 && refused++, () => refused++));
         sent++;
       }
       if (sent >= total) {

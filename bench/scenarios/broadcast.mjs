@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { send } from '../lib/http.mjs';
 import { openStreams } from '../lib/sse-clients.mjs';
 import { startServer } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
@@ -6,16 +6,6 @@ import { median, percentile, round } from '../lib/stats.mjs';
 const DEVICES = 1000;
 let source = 100;
 
-function patch(port, path, headers, body) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'PATCH', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const content = (seq) => ({ template: 'switchboard', title: `seq-${seq}`, actions: [{ id: 'go', label: 'Go', kind: 'button' }] });
 
@@ -46,7 +36,7 @@ async function broadcastRun(kind, seconds) {
     const total = seconds * 10;
     for (let seq = 0; seq < total; seq++) {
       sentAt.set(seq, performance.now());
-      const status = await patch(server.port, '/widget/panel', headers, JSON.stringify({ content: content(seq) }));
+      const status = await send('PATCH', server.port, '/widget/panel', headers, JSON.stringify({ content: content(seq) }));
       if (status !== 200) throw new Error(`${kind}: PATCH answered ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

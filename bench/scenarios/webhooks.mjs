@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { createServer } from 'node:https';
+import { send } from '../lib/http.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../lib/process.mjs';
@@ -44,17 +44,6 @@ async function startReceiver(tls, onArrival) {
   return { close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))) };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-function post(port, path, headers, body) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 async function webhookRun(kind, tls, { accounts, rate, seconds }) {
   const sentAt = new Map();
@@ -79,7 +68,7 @@ async function webhookRun(kind, tls, { accounts, rate, seconds }) {
           ? ['/device/presses', { authorization: `Device dev_bench_${n}` }, JSON.stringify({ owner: `bench-${n}`, slug: 'panel', request_id: requestId, action: 'go' })]
           : ['/press', {}, JSON.stringify({ account: n, request_id: requestId })];
       if (i >= warmup) sentAt.set(requestId, performance.now());
-      pending.push(post(server.port, path, headers, body).then((status) => status === 202 || refused++));
+      pending.push(send('POST', server.port, path, headers, body).then((status) => status === 202 || refused++));
       await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
     }
     await Promise.all(pending);

@@ -137,4 +137,28 @@ describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
     await api.tilecast.idle();
     expect(api.transport.pushes).toEqual([]);
   });
+
+  it('six updates within one second: the first at once, one trailing push with the latest content, then quiet', async () => {
+    const titled = (title: string) => ({ ...switchboardContent(), title });
+    for (let i = 1; i <= 6; i++) {
+      await patch('lights', { content: titled(`Update ${i}`) });
+      await api.tilecast.idle();
+      if (i === 1) {
+        expect(api.transport.pushes.map((p) => (p.push as { content: { title: string } }).content.title)).toEqual(['Update 1', 'Update 1']);
+        api.transport.clear();
+      }
+      clock.advance(150);
+    }
+    expect(api.transport.pushes).toEqual([]);
+    clock.advance(2_000 - 6 * 150);
+    await api.tilecast.idle();
+    expect(api.transport.pushes.map((p) => [p.deviceId, (p.push as { content: { title: string } }).content.title]).sort()).toEqual([
+      ['acme-phone', 'Update 6'],
+      ['guest-phone', 'Update 6'],
+    ]);
+    api.transport.clear();
+    clock.advance(60_000);
+    await api.tilecast.idle();
+    expect(api.transport.pushes).toEqual([]);
+  });
 });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+import { createStreamLeaseKeeper, STREAM_LEASE_RENEW_MS, STREAM_LEASE_TTL_MS } from '../../src/events/stream-leases.js';
+import { silentLogger } from '../../src/logger.js';
+import { createManualClock } from '../../../../test/support/manual-clock.js';
+
+describe('stream lease keeper', () => {
+  it('renews every held lease every 20 s with one timer, so a live stream keeps its slot past the lease time', async () => {
+    const clock = createManualClock();
+    const storage = createMemoryStorage();
+    const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
+    for (const id of ['a', 'b']) expect(await storage.acquireStreamLease('acme', id, 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
+    keeper.keep('acme', 'a', () => {});
+    keeper.keep('acme', 'b', () => {});
+    expect(clock.pendingTimers()).toBe(1);
+    for (let i = 0; i < 6; i++) {
+      clock.advance(STREAM_LEASE_RENEW_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Two minutes on: both leases are still held, so only two more slots are free.
+    expect(await storage.acquireStreamLease('acme', 'c', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
+    expect(await storage.acquireStreamLease('acme', 'd', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
+    expect(await storage.acquireStreamLease('acme', 'e', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(false);
+    keeper.close();
+  });
+
+  it('reports a lease it can no longer renew as lost, and stops renewing a released one', async () => {
+    const clock = createManualClock();
+    const storage = createMemoryStorage();
+    const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
+    await storage.acquireStreamLease('acme', 'a', 4, clock.now(), STREAM_LEASE_TTL_MS);
+    let lost = 0;
+    keeper.keep('acme', 'a', () => lost++);
+    const stop = keeper.keep('acme', 'gone', () => lost++);
+    stop();
+    await storage.releaseStreamLease('acme', 'a'); // e.g. purged after this instance stalled
+    clock.advance(STREAM_LEASE_RENEW_MS);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lost).toBe(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
