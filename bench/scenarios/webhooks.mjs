@@ -4,6 +4,8 @@ import { createServer } from 'node:https';
 import { send } from '../lib/http.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hammer } from '../lib/load.mjs';
+import { widgetBody } from '../lib/payloads.mjs';
 import { startServer } from '../lib/process.mjs';
 import { percentile, round } from '../lib/stats.mjs';
 
@@ -82,6 +84,48 @@ async function webhookRun(kind, tls, { accounts, rate, seconds }) {
   }
 }
 
+/**
+ * Does webhook delivery slow the publisher API down? `PATCH /widget` throughput of one
+ * Tilecast server alone, then while 100 presses per second are delivered as webhooks,
+ * and of the bare P1 baseline, all in this run.
+ */
+async function publishUnderWebhooks(tls, { accounts, rate, seconds }) {
+  const env = { BENCH_WEBHOOK_URL: 'https://localhost/hook', BENCH_WEBHOOK_SECRET: SECRET, BENCH_WEBHOOK_CA: tls.ca };
+  const publish = (server, headers) => hammer({ url: `${server.url}/widget/panel`, headers: { 'content-type': 'application/json', ...headers }, body: widgetBody(), duration: seconds });
+  const bare = await startServer('baselines/publish-node-http.mjs', { args: ['widget'] });
+  let bareRate;
+  try {
+    await publish(bare, {});
+    bareRate = (await publish(bare, {})).requestsPerSecond;
+  } finally {
+    await bare.stop();
+  }
+  const receiver = await startReceiver(tls, () => {});
+  const server = await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env });
+  try {
+    const owner = { authorization: 'Token tok_bench_0' };
+    await publish(server, owner); // warm-up
+    const alone = (await publish(server, owner)).requestsPerSecond;
+    let pressing = true;
+    let i = 0;
+    const presses = (async () => {
+      while (pressing) {
+        const n = 1 + (i % (accounts - 1)); // account 0 is the publisher's
+        const body = JSON.stringify({ owner: `bench-${n}`, slug: 'panel', request_id: `p${i++}`, action: 'go' });
+        void send('POST', server.port, '/device/presses', { authorization: `Device dev_bench_${n}` }, body).catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+      }
+    })();
+    const loaded = (await publish(server, owner)).requestsPerSecond;
+    pressing = false;
+    await presses;
+    return { bareRate, alone, loaded };
+  } finally {
+    await server.stop();
+    await receiver.close();
+  }
+}
+
 export const w1 = {
   id: 'W1',
   title: 'press → signed webhook at a local HTTPS receiver on port 443, 100 presses per second',
@@ -90,6 +134,9 @@ export const w1 = {
     const load = { accounts: 200, rate: 100, seconds: quick ? 3 : 10 };
     const baseline = await webhookRun('baseline', tls, load);
     const tilecast = await webhookRun('tilecast', tls, load);
+    const publishing = await publishUnderWebhooks(tls, { ...load, seconds: quick ? 2 : 5 });
+    const isolation = publishing.loaded / publishing.alone;
+    const versusBare = publishing.loaded / publishing.bareRate;
     const p99 = (run) => percentile(run.latencies, 99);
     const limit = 1.5 * p99(baseline) + 2;
     return {
@@ -97,10 +144,13 @@ export const w1 = {
         'baseline p50 / p99 ms': `${round(percentile(baseline.latencies, 50), 2)} / ${round(p99(baseline), 2)}`,
         'tilecast p50 / p99 ms': `${round(percentile(tilecast.latencies, 50), 2)} / ${round(p99(tilecast), 2)}`,
         'tilecast p90 / p95 / max ms': `${round(percentile(tilecast.latencies, 90), 2)} / ${round(percentile(tilecast.latencies, 95), 2)} / ${round(percentile(tilecast.latencies, 100), 2)}`,
+        'PATCH req/s: bare / tilecast alone / under W1': `${round(publishing.bareRate, 0)} / ${round(publishing.alone, 0)} / ${round(publishing.loaded, 0)}`,
       },
       checks: [
         { name: 'every press delivered', value: `${tilecast.lost} lost`, target: '0 lost', pass: tilecast.lost === 0 },
         { name: 'p99 latency', value: `${round(p99(tilecast), 2)} ms`, target: `<= 1.5× baseline + 2 ms (${round(limit, 2)} ms)`, pass: p99(tilecast) <= limit },
+        { name: 'P1 under W1 vs P1 alone', value: `${round(isolation * 100, 1)} %`, target: '>= 85 %', pass: isolation >= 0.85 },
+        { name: 'P1 under W1 vs bare baseline', value: `${round(versusBare * 100, 1)} %`, target: '>= 85 %', pass: versusBare >= 0.85 },
       ],
     };
   },
