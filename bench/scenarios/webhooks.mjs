@@ -42,8 +42,10 @@ async function startReceiver(tls, onArrival) {
     });
   });
   server.keepAliveTimeout = 30_000;
+  let handshakes = 0;
+  server.on('secureConnection', () => handshakes++);
   await new Promise((resolve, reject) => server.once('error', reject).listen(443, '127.0.0.1', resolve));
-  return { close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))) };
+  return { handshakes: () => handshakes, close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))) };
 }
 
 
@@ -105,7 +107,15 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds }) {
   try {
     const owner = { authorization: 'Token tok_bench_0' };
     await publish(server, owner); // warm-up
-    const alone = (await publish(server, owner)).requestsPerSecond;
+    const busy = async (work) => {
+      const before = await server.stats();
+      const started = performance.now();
+      const result = await work();
+      const after = await server.stats();
+      return { ...result, serverCpu: (after.cpuMicros - before.cpuMicros) / 1000 / (performance.now() - started) };
+    };
+    const aloneRun = await busy(() => publish(server, owner));
+    const alone = aloneRun.requestsPerSecond;
     let pressing = true;
     let i = 0;
     const presses = (async () => {
@@ -116,10 +126,11 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds }) {
         await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
       }
     })();
-    const loaded = (await publish(server, owner)).requestsPerSecond;
+    const loadedRun = await busy(() => publish(server, owner));
+    const loaded = loadedRun.requestsPerSecond;
     pressing = false;
     await presses;
-    return { bareRate, alone, loaded };
+    return { bareRate, alone, loaded, presses: i, handshakes: receiver.handshakes(), serverCpuAlone: aloneRun.serverCpu, serverCpuLoaded: loadedRun.serverCpu };
   } finally {
     await server.stop();
     await receiver.close();
@@ -145,6 +156,8 @@ export const w1 = {
         'tilecast p50 / p99 ms': `${round(percentile(tilecast.latencies, 50), 2)} / ${round(p99(tilecast), 2)}`,
         'tilecast p90 / p95 / max ms': `${round(percentile(tilecast.latencies, 90), 2)} / ${round(percentile(tilecast.latencies, 95), 2)} / ${round(percentile(tilecast.latencies, 100), 2)}`,
         'PATCH req/s: bare / tilecast alone / under W1': `${round(publishing.bareRate, 0)} / ${round(publishing.alone, 0)} / ${round(publishing.loaded, 0)}`,
+        'presses / TLS handshakes under W1': `${publishing.presses} / ${publishing.handshakes}`,
+        'server CPU busy: alone / under W1': `${round(publishing.serverCpuAlone * 100, 0)} % / ${round(publishing.serverCpuLoaded * 100, 0)} %`,
       },
       checks: [
         { name: 'every press delivered', value: `${tilecast.lost} lost`, target: '0 lost', pass: tilecast.lost === 0 },

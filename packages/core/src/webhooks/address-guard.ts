@@ -7,7 +7,7 @@
 import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import https from 'node:https';
 import { isIP, isIPv4, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { classifyAddress, type AddressClass } from './ip-ranges.js';
 
@@ -148,11 +148,13 @@ export function createGuardedAgent(options: GuardedAgentOptions = {}): https.Age
   return new GuardedAgent(policy, dial?.port, {
     keepAlive: options.keepAlive ?? true,
     keepAliveMsecs: 1_000,
-    maxFreeSockets: 16,
+    maxFreeSockets: 64,
     // Idle kept connections are closed after this long.
     timeout: 30_000,
     rejectUnauthorized: true,
-    ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    // One secure context for every connection: a `ca` list given per connection would be
+    // parsed again (all the root certificates) for each TLS handshake.
+    ...(extraCa.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
     lookup: guardedLookup(options.resolve ?? systemResolver, policy, dial?.address),
   });
 }
