@@ -1,11 +1,4 @@
 import { defineConfig } from 'tsup';
+import { exampleBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { main: 'src/main.ts', index: 'src/index.ts' },
-  format: ['esm'],
-  dts: false,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: '../../tsconfig.base.json',
-});
+export default defineConfig(exampleBuild({ main: 'src/main.ts', index: 'src/index.ts' }));

@@ -1,13 +1,5 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  // Browsers too: nothing Node-specific is used (fetch, AbortController, TextDecoder, streams).
-  target: 'es2022',
-  platform: 'neutral',
-  tsconfig: '../../tsconfig.base.json',
-});
+// Browsers too: nothing Node-specific is used (fetch, AbortController, TextDecoder, streams).
+export default defineConfig(libraryBuild({ index: 'src/index.ts' }, { target: 'es2022', platform: 'neutral' }));
