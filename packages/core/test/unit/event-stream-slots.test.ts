@@ -27,3 +27,52 @@ describe('event stream slots', () => {
     await tilecast.close();
   });
 });
+
+describe('event stream slots on every kind of ending', () => {
+  /** A memory store whose cross-instance wake-up the test drives, as another instance's append would. */
+  async function setup() {
+    const storage = createMemoryStorage();
+    const listeners = new Set<(accountId: string) => void>();
+    storage.subscribeEvents = (listener) => (listeners.add(listener), () => void listeners.delete(listener));
+    const tilecast = createTilecast({ storage, logger: silentLogger, purgeIntervalMs: 0 });
+    const { token } = await tilecast.management.createAccount({ id: 'acme' });
+    const appendElsewhere = async () => {
+      await storage.appendEvent('acme', { id: 'e', subject: 'widget/x', type: 'widget.action.v1', expiresAt: Date.now() + 60_000, envelope: { id: 'e' } });
+      for (const listener of listeners) listener('acme');
+    };
+    const open = async (bufferedBytes: () => number) => {
+      const result = await tilecast.handle(request(token));
+      if (result.kind !== 'sse') throw new Error(`not a stream: ${JSON.stringify(result)}`);
+      const controller = new AbortController();
+      const sink = { get bufferedBytes() { return bufferedBytes(); }, signal: controller.signal, write: async () => {}, end: () => controller.abort() };
+      return { running: result.run(sink) };
+    };
+    return { storage, tilecast, appendElsewhere, open };
+  }
+
+  it('a client too far behind (over 1 MiB queued): the stream ends and its slot is free', async () => {
+    const { storage, tilecast, appendElsewhere, open } = await setup();
+    let queued = 0;
+    const { running } = await open(() => queued);
+    expect(storage.stats().leases).toBe(1);
+    queued = 2 * 1024 * 1024;
+    await appendElsewhere();
+    await running;
+    expect(storage.stats().leases).toBe(0);
+    await tilecast.close();
+  });
+
+  it('the store failing mid-stream: the stream ends and its slot is released', async () => {
+    const { storage, tilecast, appendElsewhere, open } = await setup();
+    const { running } = await open(() => 0);
+    const down = async (): Promise<never> => {
+      throw new Error('database is down');
+    };
+    storage.lastEventPosition = down;
+    storage.readEvents = down;
+    await appendElsewhere();
+    await running;
+    expect(storage.stats().leases).toBe(0);
+    await tilecast.close();
+  });
+});
