@@ -85,7 +85,8 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const { storage } = options;
   const deviceStreams = createDeviceStreamHub();
   const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
-  const devices = createDeviceFanout({ storage, transport, clock, logger });
+  const hostTransport = options.transport;
+  const devices = createDeviceFanout({ storage, transport, clock, logger, hasReceivers: () => hostTransport !== undefined || deviceStreams.connectedDevices() > 0 });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   const streamLeases = createStreamLeaseKeeper(storage, clock, logger);

@@ -23,13 +23,19 @@ interface FanoutDeps {
   transport: DeviceTransport;
   clock: Clock;
   logger: Logger;
+  /**
+   * False while no push can reach anyone (no transport of the host's, no device connected
+   * to this instance's stream): then updates skip the fan-out. A device that connects
+   * later starts from a snapshot of the latest content, so nothing is missed.
+   */
+  hasReceivers?: () => boolean;
 }
 
 /**
  * Sends accepted updates to devices in the background: the publisher's request never
  * waits for devices, and one failing device never fails the request nor the others.
  */
-export function createDeviceFanout({ storage, transport, clock, logger }: FanoutDeps): DeviceFanout {
+export function createDeviceFanout({ storage, transport, clock, logger, hasReceivers = () => true }: FanoutDeps): DeviceFanout {
   const inFlight = new Set<Promise<unknown>>();
   const timers = new Set<unknown>();
 
@@ -113,10 +119,10 @@ export function createDeviceFanout({ storage, transport, clock, logger }: Fanout
 
   return {
     activityChanged(activity, transition) {
-      if (transition !== 'none') track(pushActivity(activity, transition));
+      if (transition !== 'none' && hasReceivers()) track(pushActivity(activity, transition));
     },
     widgetChanged(widget) {
-      track(throttledWidgetPush(widget));
+      if (hasReceivers()) track(throttledWidgetPush(widget));
     },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);

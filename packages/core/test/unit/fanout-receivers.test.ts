@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+import { createRecordingTransport, createTilecast, silentLogger, type CoreRequest } from '../../src/index.js';
+
+const patch = (token: string): CoreRequest => ({
+  method: 'PATCH',
+  path: '/widget/lights',
+  query: new URLSearchParams(),
+  headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+  body: { kind: 'parsed', value: { content: { template: 'switchboard', actions: [{ id: 'bell', label: 'Bell' }] } } },
+});
+
+async function setup(withTransport: boolean) {
+  const storage = createMemoryStorage();
+  const transport = createRecordingTransport();
+  const tilecast = createTilecast({ storage, logger: silentLogger, purgeIntervalMs: 0, transport: withTransport ? transport : undefined });
+  const { token } = await tilecast.management.createAccount({ id: 'acme' });
+  await tilecast.management.registerDevice({ id: 'phone', account: 'acme' });
+  await tilecast.management.createWidget({ account: 'acme', slug: 'lights', template: 'switchboard' });
+  return { storage, transport, tilecast, token };
+}
+
+describe('device fan-out with nobody to reach', () => {
+  it('skips the throttle and the device lookups when no transport is given and no device is connected', async () => {
+    const { storage, tilecast, token } = await setup(false);
+    expect((await tilecast.handle(patch(token))).kind).toBe('json');
+    await tilecast.idle();
+    expect(storage.stats().throttleWindows).toBe(0);
+    await tilecast.close();
+  });
+
+  it('runs as usual with a host transport', async () => {
+    const { storage, transport, tilecast, token } = await setup(true);
+    await tilecast.handle(patch(token));
+    await tilecast.idle();
+    expect(storage.stats().throttleWindows).toBe(1);
+    expect(transport.pushes.map((p) => p.deviceId)).toEqual(['phone']);
+    await tilecast.close();
+  });
+});
