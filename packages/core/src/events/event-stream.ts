@@ -63,7 +63,7 @@ export async function openEventStream(context: TilecastContext, account: Account
           return resolve();
         }
         const follower = new LogFollower(context, session, account.id, cursor, filters);
-        const unsubscribe = context.bus.subscribe(account.id, () => follower.wake());
+        const unsubscribe = context.bus.subscribe(account.id, (event) => follower.wake(event));
         const stopRenewing = context.streamLeases.keep(account.id, leaseId, () => session.end());
         session.onEnd(() => {
           unsubscribe();
@@ -93,7 +93,12 @@ class LogFollower {
     private readonly filters: EventFilters,
   ) {}
 
-  wake(): void {
+  wake(event?: FramedEvent): void {
+    // The next event in order, while nothing is being read: send it as it is.
+    if (event !== undefined && !this.#reading && event.position === this.cursor + 1) {
+      void this.#send([event], this.context.clock.now());
+      return;
+    }
     this.#again = true;
     if (this.#reading) return; // the running read loop sees #again before it stops
     this.#reading = true;

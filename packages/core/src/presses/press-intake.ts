@@ -43,8 +43,8 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
 
   await storage.notePress(widgetKey(press.owner, press.slug), device.id, now + CONFIRMATION_WINDOW_MS);
   const event = await storage.appendEvent(press.owner, pressEvent(recorded.eventId, press, kind, now));
-  context.frames.frame(press.owner, event); // framed once, before any stream wakes
-  context.bus.notify(press.owner);
+  // Framed once here; the account's streams on this instance take the frame as it is.
+  context.bus.notify(press.owner, context.frames.frame(press.owner, event));
   context.onEvent(press.owner, press.slug, event);
   return event.id;
 }
