@@ -54,6 +54,9 @@ process.on('message', async (message) => {
     const id = eventId ?? `${account}-${i}`;
     await storage.appendEvent(account, { id, subject: 'widget/panel', type: 'widget.action.v1', expiresAt: now + 60_000, envelope: { id, padding } });
     for (const listener of wakeListeners) listener(account);
+    // Arrivals come over time, not in one task: let I/O in between batches, or the
+    // injection loop itself (all microtasks) would hold the event loop for the whole flood.
+    if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
   }
   process.send({ type: 'injected', id: message.id });
 });
