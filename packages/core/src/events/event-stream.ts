@@ -40,7 +40,9 @@ export async function openEventStream(context: TilecastContext, account: Account
     storage.releaseStreamLease(account.id, leaseId).catch((error: unknown) => logger.warn('stream lease release failed', { error: String(error) }));
   };
   // A client that leaves before the stream runs must not keep its slot.
-  request.signal?.addEventListener('abort', release, { once: true });
+  // Only the signal is kept, not the request: a stream may live for 15 minutes.
+  const clientGone = request.signal;
+  clientGone?.addEventListener('abort', release, { once: true });
 
   let cursor: number;
   try {
@@ -56,7 +58,7 @@ export async function openEventStream(context: TilecastContext, account: Account
     run: (sink) =>
       new Promise<void>((resolve) => {
         // From here on the session's end releases the slot.
-        request.signal?.removeEventListener('abort', release);
+        clientGone?.removeEventListener('abort', release);
         const session = openSseSession(sink, clock, context.sse);
         if (released) {
           session.end();

@@ -4,11 +4,13 @@ import type { StoredEvent } from '../storage/records.js';
 /** Subject kinds `GET /events` knows (reference-deployment §6). */
 export const SUBJECT_KINDS = ['widget', 'activity'] as const;
 
+const NONE: ReadonlySet<string> = new Set();
+
 export interface EventFilters {
   /** Empty: every type. Unknown types are not an error; they match nothing. */
-  types: Set<string>;
+  types: ReadonlySet<string>;
   /** Empty: every subject. Each is `<kind>/<slug>`. */
-  subjects: Set<string>;
+  subjects: ReadonlySet<string>;
 }
 
 /** Reads the repeatable `types` and `subject` query parameters; a bad subject is a `422`. */
@@ -17,7 +19,9 @@ export function parseEventFilters(query: URLSearchParams): EventFilters {
   for (const subject of subjects) {
     if (!isSubject(subject)) fail({ kind: 'invalid_subject_filter', value: subject });
   }
-  return { types: new Set(query.getAll('types')), subjects: new Set(subjects) };
+  const types = query.getAll('types');
+  // Most streams have no filter: they share one empty set instead of two each.
+  return { types: types.length > 0 ? new Set(types) : NONE, subjects: subjects.length > 0 ? new Set(subjects) : NONE };
 }
 
 function isSubject(value: string): boolean {
