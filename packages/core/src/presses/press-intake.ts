@@ -4,6 +4,7 @@ import { pressReport, validate, type PressReport } from '../schemas/index.js';
 import type { DeviceRecord, StoredEvent, WidgetRecord } from '../storage/records.js';
 import { pressEventId } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
+import { widgetKey } from '../services/device-fanout.js';
 
 export const EVENT_TYPE = 'widget.action.v1';
 /** An event expires 5 s after it occurred (spec "Limits"). */
@@ -48,8 +49,6 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   context.onEvent(press.owner, press.slug, event);
   return event.id;
 }
-
-export const widgetKey = (owner: string, slug: string): string => `${owner}/${slug}`;
 
 async function isShownOn(context: TilecastContext, widget: WidgetRecord, device: DeviceRecord): Promise<boolean> {
   if (widget.accountId === device.accountId) return true;

@@ -7,6 +7,9 @@ import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/dev
 /** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
 
+/** A widget's key for its push throttle window and its press notes (presses write the notes). */
+export const widgetKey = (owner: string, slug: string): string => `${owner}/${slug}`;
+
 export interface DeviceFanout {
   /** Pushes an activity's new state to every device of its account (no-op for `none`). */
   activityChanged(activity: ActivityRecord, transition: ActivityTransition): void;
@@ -80,18 +83,16 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
    * the throttle.
    */
   const confirmPressers = async (widget: WidgetRecord, key: string): Promise<void> => {
-    const now = clock.now();
-    const pressers = await storage.listRecentPressers(key, now);
-    if (pressers.length === 0) return;
-    await Promise.all(pressers.map((deviceId) => storage.notePress(key, deviceId, now)));
-    await pushWidget(widget, pressers);
+    const pressers = await consumePressNotes(key);
+    if (pressers.length > 0) await pushWidget(widget, pressers);
   };
 
-  /** Everyone gets this update at once: pending confirmations are fulfilled by it. */
-  const clearPressNotes = async (key: string): Promise<void> => {
+  /** The phones with a pending press note on the widget; their notes are used up (set to expire now). */
+  const consumePressNotes = async (key: string): Promise<string[]> => {
     const now = clock.now();
     const pressers = await storage.listRecentPressers(key, now);
     await Promise.all(pressers.map((deviceId) => storage.notePress(key, deviceId, now)));
+    return pressers;
   };
 
   /** At the window's end, whoever owns the trailing push sends the latest stored content. */
@@ -102,10 +103,11 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
   };
 
   const throttledWidgetPush = async (widget: WidgetRecord): Promise<void> => {
-    const key = `${widget.accountId}/${widget.slug}`;
+    const key = widgetKey(widget.accountId, widget.slug);
     const claim = await storage.claimWidgetPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS);
     if (claim.send === 'now') {
-      await clearPressNotes(key);
+      // Everyone gets this update at once: pending confirmations are fulfilled by it.
+      await consumePressNotes(key);
       return pushWidget(widget);
     }
     await confirmPressers(widget, key);
