@@ -79,7 +79,7 @@ export function mount(handlers: Record<string, TilecastHandler>): RequestListene
     .sort((a, b) => b.prefix.length - a.prefix.length);
   return (req, res) => {
     const { path } = splitUrl(req.url ?? '/');
-    const chosen = mounts.find(({ prefix }) => prefix === '' || path === prefix || path.startsWith(`${prefix}/`));
+    const chosen = mounts.find(({ prefix }) => isUnder(path, prefix));
     if (chosen) return chosen.listener(req, res);
     void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
   };
@@ -91,10 +91,15 @@ function normalizeBasePath(basePath: string | undefined): string {
   return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
 }
 
+/** True when `path` is `prefix` itself or below it (every path is under the root, `''`). */
+function isUnder(path: string, prefix: string): boolean {
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+}
+
 /** The request target relative to `basePath`, or null when it lies outside it. */
 function stripBasePath(url: string, basePath: string): string | null {
   const { path, query } = splitUrl(url);
-  if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
+  if (!isUnder(path, basePath)) return null;
   const rest = path.slice(basePath.length) || '/';
   return query === '' ? rest : `${rest}?${query}`;
 }
