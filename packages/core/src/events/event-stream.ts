@@ -156,7 +156,7 @@ class LogFollower {
 }
 
 /** The spec's answer to a temporary outage: `200`, a `retry:` line, then the end. */
-export function outageStream(): CoreResult {
+function outageStream(): CoreResult {
   return {
     kind: 'sse',
     run: async (sink: SseSink) => {

@@ -29,7 +29,7 @@ export function createRecordingTransport(): RecordingTransport {
   };
 }
 
-/** Used when the host gives no transport: updates are stored and reach no device. */
+/** A transport that drops every push (for hosts' tests). Pushes to devices connected to `/device/stream` still go out. */
 export const nullTransport: DeviceTransport = {
   pushActivity: async () => {},
   pushWidget: async () => {},
