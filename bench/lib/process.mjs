@@ -26,39 +26,27 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [] }
     });
   });
   let nextId = 1;
+  /** Sends an IPC request and resolves with the server's answer (`{type: answerType, id}`). */
+  const ask = (message, answerType, timeoutMs = 60_000) => {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not answer ${message.type}`)), timeoutMs);
+      const onMessage = (answer) => {
+        if (answer?.type !== answerType || answer.id !== id) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(answer);
+      };
+      child.on('message', onMessage);
+      child.send({ ...message, id });
+    });
+  };
   return {
     ...ready,
     url: `http://127.0.0.1:${ready.port}`,
+    ask,
     /** CPU time (µs, user + system) and memory of the server process. */
-    stats() {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('server did not answer stats')), 10_000);
-        const onMessage = (message) => {
-          if (message?.type !== 'stats' || message.id !== id) return;
-          clearTimeout(timer);
-          child.off('message', onMessage);
-          resolve({ cpuMicros: message.cpu.user + message.cpu.system, memory: message.memory });
-        };
-        child.on('message', onMessage);
-        child.send({ type: 'stats', id });
-      });
-    },
-    /** Sends an IPC request and resolves with the server's answer (`{type: answerType, id}`). */
-    ask(message, answerType, timeoutMs = 60_000) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`server did not answer ${message.type}`)), timeoutMs);
-        const onMessage = (answer) => {
-          if (answer?.type !== answerType || answer.id !== id) return;
-          clearTimeout(timer);
-          child.off('message', onMessage);
-          resolve(answer);
-        };
-        child.on('message', onMessage);
-        child.send({ ...message, id });
-      });
-    },
+    stats: () => ask({ type: 'stats' }, 'stats', 10_000).then((answer) => ({ cpuMicros: answer.cpu.user + answer.cpu.system, memory: answer.memory })),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

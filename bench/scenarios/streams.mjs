@@ -193,7 +193,7 @@ export const s4 = {
     const events = quick ? 3_000 : 10_000;
     // 10,000 events of about 1 KiB: more than the kernel's socket buffers on loopback can hold
     // (the send buffer grows to 4 MiB here), so the server itself must queue, and cut off.
-    const padding = 1000;
+    const padding = quick ? 4000 : 1000; // quick: fewer events, so larger ones
     const flood = await floodRun({ slowReader: false, events, padding });
     const stalled = await floodRun({ slowReader: true, events, padding });
     const extraMiB = stalled.peakOverStartMiB - flood.peakOverStartMiB;
