@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
-import { progressUpdate, seedFixture, type Fixture } from '../support/fixtures.js';
+import { progressUpdate, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 
 describe.each(adapters)('authentication through %s', (adapter) => {
   let api: ApiServer;
@@ -64,6 +64,38 @@ describe.each(adapters)('authentication through %s', (adapter) => {
     expect(fresh).not.toBe(f.acme);
     expect((await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate() })).status).toBe(401);
     expect((await request(api, 'PATCH', '/activity/build', { token: fresh, body: progressUpdate() })).status).toBe(200);
+  });
+
+  // The instance remembers credentials it has seen; the store (shared by every instance)
+  // is changed here directly, as another instance would change it.
+  it('a remembered token rotated in the store gets 401 at once, whatever else is wrong with the request', async () => {
+    const widget = { content: switchboardContent() };
+    expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: widget })).status).toBe(200);
+    expect((await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate() })).status).toBe(200);
+    await api.storage.setAccountTokenHash('acme', 'f'.repeat(64));
+    for (const [path, options] of [
+      ['/widget/lights', { body: widget }],
+      ['/activity/build', { body: progressUpdate() }],
+      ['/widget/lights', { raw: 'not json' }],
+      ['/activity/nope', { body: progressUpdate() }],
+      ['/widget/lights', { body: { content: { template: 'gauge', value: 'high' } } }],
+    ] as const) {
+      const reply = await request(api, 'PATCH', path, { token: f.acme, ...options });
+      expect(reply, `${path} ${JSON.stringify(options)}`).toMatchObject({ status: 401, body: unauthorized });
+    }
+  });
+
+  it('a remembered token whose subscription ended gets 402 at once, and 200 again once it is back', async () => {
+    const widget = { content: switchboardContent() };
+    expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: widget })).status).toBe(200);
+    await api.storage.updateAccount('acme', { subscription: 'none' });
+    for (const options of [{ body: widget }, { raw: 'not json' }, { body: { content: { template: 'gauge' } } }]) {
+      const reply = await request(api, 'PATCH', '/widget/lights', { token: f.acme, ...options });
+      expect(reply).toMatchObject({ status: 402, body: { detail: 'No active subscription was found' } });
+    }
+    expect((await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate() })).status).toBe(402);
+    await api.storage.updateAccount('acme', { subscription: 'active' });
+    expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: widget })).status).toBe(200);
   });
 
   it('another account\'s slug is 404 and its data is untouched', async () => {

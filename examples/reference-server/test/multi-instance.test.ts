@@ -112,6 +112,24 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     expect((await stream(b)).status).toBe(200);
     await dead.close();
   });
+
+  // Last: it changes the owner's token.
+  it('a token rotated on B stops working on A at once, though A remembers it', async () => {
+    const patch = (server: ReferenceServer, token: string, body: unknown) =>
+      fetch(`${server.url}/widget/lights`, {
+        method: 'PATCH',
+        headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const content = { template: 'switchboard', actions: [{ id: 'bell', label: 'Doorbell' }] };
+    expect((await patch(a, owner, { content })).status).toBe(200); // A remembers the credential
+    const rotated = await b.tilecast.management.rotateToken('demo');
+    expect((await patch(a, owner, { content })).status).toBe(401);
+    expect((await patch(a, owner, { content: { template: 'gauge' } })).status).toBe(401);
+    expect((await patch(a, rotated, { content })).status).toBe(200);
+    await b.tilecast.management.setSubscription('demo', 'none');
+    expect((await patch(a, rotated, { content })).status).toBe(402);
+  });
 });
 
 if (!DATABASE_URL) {

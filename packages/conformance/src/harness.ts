@@ -137,3 +137,9 @@ export const content = (value: number): Record<string, unknown> => ({
   progress: { value, label: `at ${value}` },
   tags: ['a', { b: value }],
 });
+
+/** The record of a write that must have succeeded (a refusal fails the test with its reason). */
+export function written<T extends { ok: boolean }>(result: T): Extract<T, { ok: true }> {
+  if (!result.ok) throw new Error(`expected the write to succeed, got ${(result as { reason?: string }).reason}`);
+  return result as Extract<T, { ok: true }>;
+}

@@ -14,6 +14,7 @@ import { tokenBucketTests } from './concerns/token-buckets.js';
 import { webhookTests } from './concerns/webhooks.js';
 import { widgetThrottleTests } from './concerns/widget-throttle.js';
 import { widgetTests } from './concerns/widgets.js';
+import { writeGuardTests } from './concerns/write-guards.js';
 import { type GetHandles, type StorageConformanceOptions, useHandles } from './harness.js';
 
 export type { GetHandles, Handles, StorageConformanceOptions } from './harness.js';
@@ -24,6 +25,7 @@ export const storageConcerns = {
   activities: { title: 'activities', define: activityTests },
   activityQuota: { title: 'activity quota under concurrency', define: activityQuotaTests },
   widgets: { title: 'widgets and shares', define: widgetTests },
+  writeGuards: { title: 'guarded publisher writes', define: writeGuardTests },
   devices: { title: 'devices', define: deviceTests },
   listings: { title: 'listings for device snapshots', define: listingTests },
   events: { title: 'event log', define: eventTests },

@@ -24,6 +24,7 @@ describe('runStorageConformance options', () => {
       'activities',
       'activityQuota',
       'widgets',
+      'writeGuards',
       'devices',
       'listings',
       'events',

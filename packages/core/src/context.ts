@@ -1,4 +1,5 @@
 import type { DeviceAuthenticator } from './auth/authenticate.js';
+import type { PublisherCredentials } from './auth/publisher-credentials.js';
 import type { Clock } from './clock.js';
 import type { DeviceStreamHub } from './devices/device-stream-hub.js';
 import type { EventBus } from './events/event-bus.js';
@@ -27,6 +28,8 @@ export interface TilecastContext {
   streamLeases: StreamLeaseKeeper;
   /** Open `/device/stream` connections of this instance. */
   deviceStreams: DeviceStreamHub;
+  /** The publisher API's authentication, with this instance's credential cache. */
+  credentials: PublisherCredentials;
   authenticateDevice: DeviceAuthenticator;
   /** Heartbeat and lifetime of event streams. */
   sse: SseTimings;

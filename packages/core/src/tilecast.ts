@@ -1,3 +1,4 @@
+import { PublisherCredentials } from './auth/publisher-credentials.js';
 import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/authenticate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
@@ -102,6 +103,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     frames: createFrameCache(),
     streamLeases,
     deviceStreams,
+    credentials: new PublisherCredentials(storage),
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
     // Fire-and-forget: a slow receiver never delays the press intake or the stream.

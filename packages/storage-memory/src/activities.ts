@@ -1,5 +1,5 @@
 import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
-import { byCodeUnit, copy, inner, isoTime, type MemoryState } from './state.js';
+import { byCodeUnit, copy, guardRefusal, inner, isoTime, type MemoryState } from './state.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
@@ -53,7 +53,8 @@ export function activityMethods(state: MemoryState): ActivityMethods {
     async applyActivityUpdate(accountId, slug, update) {
       const activities = state.activities.get(accountId);
       const activity = activities?.get(slug);
-      if (!activities || !activity) return { ok: false, reason: 'not_found' };
+      const refusal = guardRefusal(state, accountId, activity?.template, update.guard);
+      if (refusal !== null || !activities || !activity) return { ok: false, reason: refusal ?? 'not_found' };
       let transition: ActivityTransition;
       if (update.state === 'ONGOING') {
         if (activity.live) {

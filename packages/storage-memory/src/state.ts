@@ -1,4 +1,4 @@
-import type { AccountRecord, ActivityRecord, DeviceRecord, StoredEvent, WidgetRecord } from '@tilecast/core';
+import type { AccountRecord, ActivityRecord, DeviceRecord, StoredEvent, WidgetRecord, WriteGuard, WriteRefusal } from '@tilecast/core';
 
 /** A widget with everything that lives and dies with it. */
 export interface WidgetEntry {
@@ -105,7 +105,36 @@ export function copy<T>(value: T): T {
   return out as T;
 }
 
-export const isoTime = (now: number): string => new Date(now).toISOString();
+let lastTime = Number.NaN;
+let lastIso = '';
+
+/** ISO-8601 text of `now`; the last answer is kept, since updates under load share a millisecond. */
+export function isoTime(now: number): string {
+  if (now !== lastTime) {
+    lastIso = new Date(now).toISOString();
+    lastTime = now;
+  }
+  return lastIso;
+}
+
+/**
+ * Why a guarded write must not happen (core `WriteGuard`), or null when it may. Runs in
+ * the same synchronous step as the write, so what it checked still holds when it writes.
+ */
+export function guardRefusal(
+  state: MemoryState,
+  accountId: string,
+  recordTemplate: string | undefined,
+  guard: WriteGuard | undefined,
+): WriteRefusal | null {
+  if (guard?.tokenHash !== undefined) {
+    const account = state.accounts.get(accountId);
+    if (account?.tokenHash !== guard.tokenHash || account.subscription !== 'active') return 'credential_changed';
+  }
+  if (recordTemplate === undefined) return 'not_found';
+  if (guard?.template !== undefined && guard.template !== recordTemplate) return 'template_mismatch';
+  return null;
+}
 
 /** Code-unit order: the same in every store (PostgreSQL: `COLLATE "C"`). */
 export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

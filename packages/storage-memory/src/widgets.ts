@@ -1,5 +1,5 @@
 import type { Storage } from '@tilecast/core';
-import { byCodeUnit, copy, inner, isoTime, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
+import { byCodeUnit, copy, guardRefusal, inner, isoTime, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
   Storage,
@@ -77,14 +77,16 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
       });
     },
 
+    // ATOMIC: the guard is checked and the content written with no await in between.
     async setWidgetContent(accountId, slug, update) {
       const entry = findWidget(state, accountId, slug);
-      if (!entry) return null;
+      const refusal = guardRefusal(state, accountId, entry?.record.template, update.guard);
+      if (refusal !== null || entry === undefined) return { ok: false, reason: refusal ?? 'not_found' };
       entry.record.content = copy(update.content);
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
       // The caller's own content object is already separate from the stored copy.
-      return { ...entry.record, content: update.content };
+      return { ok: true, widget: { ...entry.record, content: update.content } };
     },
 
     async shareWidget(accountId, slug, deviceId) {

@@ -1,5 +1,6 @@
 import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
 import { type Ctx, isoTime, num, toJson, transaction } from './db.js';
+import { credentialHolds, refusalOf } from './guard.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
@@ -73,12 +74,17 @@ export function activityMethods({ db, t }: Ctx): ActivityMethods {
     // activities never take the account lock (they cannot raise the count).
     async applyActivityUpdate(accountId, slug, update) {
       return transaction(db, async (client) => {
-        const current = await client.query<{ live: boolean }>(
-          `SELECT live FROM ${t.activities} WHERE account_id = $1 AND slug = $2 FOR UPDATE`,
-          [accountId, slug],
+        const current = await client.query<{ live: boolean | null; template: string | null; credential_ok: boolean }>(
+          `SELECT a.live, a.template, ${credentialHolds(t, '$1', '$3')} AS credential_ok
+           FROM (SELECT 1) AS one
+           LEFT JOIN (SELECT live, template FROM ${t.activities} WHERE account_id = $1 AND slug = $2 FOR UPDATE) a ON true`,
+          [accountId, slug, update.guard?.tokenHash ?? null],
         );
-        const activity = current.rows[0];
-        if (!activity) return { ok: false, reason: 'not_found' } as const;
+        const activity = current.rows[0]!;
+        const wrongTemplate = update.guard?.template !== undefined && update.guard.template !== activity.template;
+        if (!activity.credential_ok || activity.template === null || wrongTemplate) {
+          return { ok: false, reason: refusalOf(activity.credential_ok, activity.template, update.guard) } as const;
+        }
         let transition: ActivityTransition;
         if (update.state === 'ONGOING') {
           if (activity.live) {

@@ -1,5 +1,6 @@
 import type { Storage, WidgetRecord } from '@tilecast/core';
 import { type Ctx, errorCode, isoTime, num, toJson } from './db.js';
+import { credentialHolds, refusalOf } from './guard.js';
 
 type WidgetMethods = Pick<
   Storage,
@@ -85,16 +86,38 @@ export function widgetMethods({ db, t }: Ctx): WidgetMethods {
       return rows.map(toWidget);
     },
 
+    // ATOMIC: one statement. The UPDATE's conditions (template, credential) are checked on
+    // the row it locks; the outer SELECT only explains an update that did not happen.
     async setWidgetContent(accountId, slug, update) {
       const keep = update.staleAfter === undefined;
-      const { rows } = await db.query<WidgetRow>(
-        `UPDATE ${t.widgets} SET content = $3::json,
-           stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
-           updated_at = $6
-         WHERE account_id = $1 AND slug = $2 RETURNING ${COLUMNS}`,
-        [accountId, slug, toJson(update.content), keep, keep ? null : update.staleAfter, update.now],
+      const { rows } = await db.query<Partial<WidgetRow> & { current_template: string | null; credential_ok: boolean }>(
+        `WITH updated AS (
+           UPDATE ${t.widgets} SET content = $3::json,
+             stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
+             updated_at = $6
+           WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
+             AND ${credentialHolds(t, '$1', '$8')}
+           RETURNING ${COLUMNS})
+         SELECT u.*, w.template AS current_template, ${credentialHolds(t, '$1', '$8')} AS credential_ok
+         FROM (SELECT 1) AS one
+         LEFT JOIN updated u ON true
+         LEFT JOIN ${t.widgets} w ON w.account_id = $1 AND w.slug = $2`,
+        [
+          accountId,
+          slug,
+          toJson(update.content),
+          keep,
+          keep ? null : update.staleAfter,
+          update.now,
+          update.guard?.template ?? null,
+          update.guard?.tokenHash ?? null,
+        ],
       );
-      return rows[0] ? toWidget(rows[0]) : null;
+      const row = rows[0]!;
+      if (row.account_id === null || row.account_id === undefined) {
+        return { ok: false, reason: refusalOf(row.credential_ok, row.current_template, update.guard) };
+      }
+      return { ok: true, widget: toWidget(row as WidgetRow) };
     },
 
     // One statement; the foreign keys make a share of a missing widget or device impossible,

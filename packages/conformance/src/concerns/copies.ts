@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type GetHandles, T0, content, newAccount, newActivity, newDevice, newEvent, newWidget, uid } from '../harness.js';
+import { type GetHandles, T0, content, newAccount, newActivity, newDevice, newEvent, newWidget, uid, written } from '../harness.js';
 
 /** Scribbles over every field and nested value of a returned record. */
 function scribble(value: unknown): void {
@@ -61,14 +61,14 @@ export function copyTests(get: GetHandles): void {
     const device = await newDevice(storage, viewer.id);
     await storage.shareWidget(account.id, widget.slug, device.id);
     const body = content(7);
-    const updated = await storage.setWidgetContent(account.id, widget.slug, { content: body, staleAfter: undefined, now: T0 });
+    const updated = written(await storage.setWidgetContent(account.id, widget.slug, { content: body, staleAfter: undefined, now: T0 })).widget;
     const expected = structuredClone(updated);
     scribble(body);
     scribble(updated);
     scribble(await storage.getWidget(account.id, widget.slug));
     scribble(await storage.listWidgetShares(account.id, widget.slug));
     expect(await storage.getWidget(account.id, widget.slug)).toEqual(expected);
-    expect(expected?.content).toEqual(content(7));
+    expect(expected.content).toEqual(content(7));
     expect(await storage.listWidgetShares(account.id, widget.slug)).toEqual([device.id]);
 
     const map = { '*': { url: 'https://example.com/', headers: { a: 'b' } } };

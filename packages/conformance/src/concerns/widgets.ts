@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type GetHandles, T0, content, iso, newAccount, newDevice, newWidget, uid } from '../harness.js';
+import { type GetHandles, T0, content, iso, newAccount, newDevice, newWidget, uid, written } from '../harness.js';
 
 export function widgetTests(get: GetHandles): void {
   it('putWidget creates a widget without content; unknown slugs give null', async () => {
@@ -16,8 +16,8 @@ export function widgetTests(get: GetHandles): void {
     const { storage } = get();
     const account = await newAccount(storage);
     const widget = await newWidget(storage, account.id); // staleAfter 300
-    const set = (i: number, staleAfter: number | null | undefined) =>
-      storage.setWidgetContent(account.id, widget.slug, { content: content(i), staleAfter, now: T0 + i });
+    const set = async (i: number, staleAfter: number | null | undefined) =>
+      written(await storage.setWidgetContent(account.id, widget.slug, { content: content(i), staleAfter, now: T0 + i })).widget;
 
     const kept = { ...widget, content: content(1), staleAfter: 300, updatedAt: iso(T0 + 1) };
     expect(await set(1, undefined)).toEqual(kept);
@@ -41,15 +41,18 @@ export function widgetTests(get: GetHandles): void {
     const widget = await newWidget(storage, account.id);
     await storage.setWidgetContent(account.id, widget.slug, { content: { a: 1, b: { c: 2 } }, staleAfter: undefined, now: T0 });
     const updated = await storage.setWidgetContent(account.id, widget.slug, { content: { b: { d: 3 } }, staleAfter: undefined, now: T0 });
-    expect(updated?.content).toEqual({ b: { d: 3 } });
+    expect(written(updated).widget.content).toEqual({ b: { d: 3 } });
     expect((await storage.getWidget(account.id, widget.slug))?.content).toEqual({ b: { d: 3 } });
   });
 
-  it('setWidgetContent on an unknown widget is null and creates nothing', async () => {
+  it('setWidgetContent on an unknown widget is not_found and creates nothing', async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const slug = uid('missing');
-    expect(await storage.setWidgetContent(account.id, slug, { content: content(1), staleAfter: 60, now: T0 })).toBeNull();
+    expect(await storage.setWidgetContent(account.id, slug, { content: content(1), staleAfter: 60, now: T0 })).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
     expect(await storage.getWidget(account.id, slug)).toBeNull();
   });
 

@@ -1,7 +1,8 @@
+import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { validate, widgetContentSchemas, widgetUpdateEnvelope } from '../schemas/index.js';
-import type { AccountRecord } from '../storage/records.js';
+import { checkedTemplate, refusalError } from './write-refusal.js';
 
 /** Largest compact UTF-8 JSON serialisation of `content`, as received (spec "Limits"). */
 export const WIDGET_CONTENT_MAX_BYTES = 4096;
@@ -12,13 +13,17 @@ export interface WidgetData {
 }
 
 /**
- * `PATCH /widget/{slug}` after authentication, in the order of reference-deployment §2:
- * envelope (422 array) → lookup (404) → template (400) → content schema or size
- * (`422 Invalid widget content`).
+ * `PATCH /widget/{slug}` after authentication, answering in the order of
+ * reference-deployment §2: envelope (422 array) → lookup (404) → template (400) →
+ * content schema or size (`422 Invalid widget content`).
+ *
+ * When the body names its template, the content is checked first and the lookup and the
+ * template check happen inside the write (its guard): one store call. Only invalid
+ * content needs a lookup first, to give 404 and 400 their precedence over the 422.
  */
 export async function updateWidget(
   context: TilecastContext,
-  account: AccountRecord,
+  { account, tokenHash }: PublisherCredential,
   slug: string,
   body: unknown,
   /** Size of the whole request body, when known: content within a body this small fits the limit. */
@@ -27,30 +32,30 @@ export async function updateWidget(
   const envelope = validate(widgetUpdateEnvelope, body, ['body']);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
   const { content } = envelope.output;
-
-  const widget = await context.storage.getWidget(account.id, slug);
-  if (widget === null) fail({ kind: 'widget_not_found' });
-  const template = content.template ?? widget.template;
-  if (template !== widget.template) fail({ kind: 'template_mismatch' });
+  const template = content.template ?? checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget');
 
   const surelyFits = bodyBytes !== undefined && bodyBytes <= WIDGET_CONTENT_MAX_BYTES;
-  if (!surelyFits && !fitsContentLimit(content)) fail({ kind: 'invalid_widget_content' });
   const schema = widgetContentSchemas[template as keyof typeof widgetContentSchemas];
-  const validated = validate(schema, { ...content, template }, ['body', 'content']);
-  if (!validated.success) fail({ kind: 'invalid_widget_content' });
+  const validated = surelyFits || fitsContentLimit(content) ? validate(schema, { ...content, template }, ['body', 'content']) : null;
+  if (validated === null || !validated.success) {
+    if (content.template !== undefined) checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget', template);
+    fail({ kind: 'invalid_widget_content' });
+  }
 
   // Omitted `stale_after` keeps the widget's setting; an explicit null clears it.
   const staleAfter = hasOwn(body, 'stale_after') ? (envelope.output.stale_after ?? null) : undefined;
-  const updated = await context.storage.setWidgetContent(account.id, slug, {
+  const result = await context.storage.setWidgetContent(account.id, slug, {
     content: validated.output,
     staleAfter,
     now: context.clock.now(),
+    guard: { tokenHash, template },
   });
-  if (updated === null) fail({ kind: 'widget_not_found' });
+  if (!result.ok) fail(refusalError(result.reason, 'widget'));
 
-  context.devices.widgetChanged(updated);
-  return { content: updated.content, stale_after: updated.staleAfter };
+  context.devices.widgetChanged(result.widget);
+  return { content: result.widget.content, stale_after: result.widget.staleAfter };
 }
+
 
 function fitsContentLimit(content: unknown): boolean {
   let json: string;

@@ -68,9 +68,30 @@ export interface WidgetDefinition {
 /** What an activity update did to the lifecycle (drives the device push). */
 export type ActivityTransition = 'start' | 'update' | 'end' | 'none';
 
+/**
+ * Conditions a publisher's write is made under, checked in the same atomic step as the
+ * write itself (so a cached credential or a template read earlier can never let a write
+ * through that the current state would refuse).
+ */
+export interface WriteGuard {
+  /** Write only if the record's template is this one (else `template_mismatch`). */
+  template?: string;
+  /**
+   * Write only if the account still holds this token hash and an active subscription
+   * (else `credential_changed`): a rotated token or an ended subscription stops working
+   * at once, even when the caller authenticated from a cache.
+   */
+  tokenHash?: string;
+}
+
+/** Why a guarded write did not happen (when several hold, the first in this list). */
+export type WriteRefusal = 'credential_changed' | 'not_found' | 'template_mismatch';
+
 export type ActivityUpdateResult =
   | { ok: true; activity: ActivityRecord; transition: ActivityTransition }
-  | { ok: false; reason: 'not_found' | 'quota_exceeded' };
+  | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
+
+export type WidgetContentResult = { ok: true; widget: WidgetRecord } | { ok: false; reason: WriteRefusal };
 
 /** An event as kept in the account-scoped log (the envelope is opaque to storage). */
 export interface StoredEvent {

@@ -5,6 +5,8 @@ import type {
   ActivityStateName,
   ActivityUpdateResult,
   DeviceRecord,
+  WidgetContentResult,
+  WriteGuard,
   PushClaim,
   StoredEvent,
   Subscription,
@@ -62,14 +64,16 @@ export interface Storage {
    *   `IDLE` on a not-live one: `'none'` (stored, pushed nowhere).
    * The quota check and the state change are one step: N concurrent starts against a
    * quota Q yield exactly min(N, Q) successes, across instances.
+   * The `guard`'s conditions are checked in that same step; refusals come in the order
+   * `credential_changed`, `not_found`, `template_mismatch`, `quota_exceeded`.
    */
-  /** The account's activities, sorted by slug. */
-  listActivities(accountId: string): Promise<ActivityRecord[]>;
   applyActivityUpdate(
     accountId: string,
     slug: string,
-    update: { state: ActivityStateName; content: unknown; now: number },
+    update: { state: ActivityStateName; content: unknown; now: number; guard?: WriteGuard },
   ): Promise<ActivityUpdateResult>;
+  /** The account's activities, sorted by slug. */
+  listActivities(accountId: string): Promise<ActivityRecord[]>;
 
   // ── widgets ───────────────────────────────────────────────────────────────
   /**
@@ -81,14 +85,16 @@ export interface Storage {
   deleteWidget(accountId: string, slug: string): Promise<boolean>;
   getWidget(accountId: string, slug: string): Promise<WidgetRecord | null>;
   /**
-   * Stores new content as a whole. `staleAfter` `undefined` keeps the current setting,
-   * `null` clears it. Returns the updated record, or null if there is no such widget.
+   * **ATOMIC.** Stores new content as a whole. `staleAfter` `undefined` keeps the current
+   * setting, `null` clears it. Returns the updated record, or why nothing was written,
+   * in this order: a guarded credential that no longer holds (`credential_changed`), no
+   * such widget (`not_found`), a guarded template that differs (`template_mismatch`).
    */
   setWidgetContent(
     accountId: string,
     slug: string,
-    update: { content: unknown; staleAfter: number | null | undefined; now: number },
-  ): Promise<WidgetRecord | null>;
+    update: { content: unknown; staleAfter: number | null | undefined; now: number; guard?: WriteGuard },
+  ): Promise<WidgetContentResult>;
   /** The account's widgets, sorted by slug. */
   listWidgets(accountId: string): Promise<WidgetRecord[]>;
   /** Widgets of other accounts shared with the device, sorted by account id, then slug. */

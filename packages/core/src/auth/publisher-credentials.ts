@@ -1,0 +1,85 @@
+import { LRUCache } from 'lru-cache';
+import { fail, isTilecastError } from '../errors.js';
+import type { CoreRequest } from '../http/types.js';
+import type { AccountRecord } from '../storage/records.js';
+import type { Storage } from '../storage/storage.js';
+import { readCredentials } from './authorization-header.js';
+import { hashToken } from './tokens.js';
+
+/** A publisher as authenticated for one request. */
+export interface PublisherCredential {
+  account: AccountRecord;
+  /** The presented token's hash: writes carry it as their guard (`WriteGuard.tokenHash`). */
+  tokenHash: string;
+  /** Read from the store for this request (false: from this instance's cache, not yet re-checked). */
+  confirmed: boolean;
+}
+
+/** How many publisher credentials an instance remembers. */
+const CACHE_ENTRIES = 10_000;
+
+/**
+ * The publisher API's authentication, in the specified order: `401 Could not validate
+ * credentials`, then `402 No active subscription was found`.
+ *
+ * Publishing may start from a credential cached by this instance (no hash, no store
+ * round trip). That is safe because a cached credential decides nothing on its own: the
+ * write carries the token hash as a guard that the store checks in the write itself, and
+ * any refusal is only given after a fresh lookup (`publishAs`). A rotated token or an
+ * ended subscription therefore stops working at once, on every instance.
+ * Keys are the Authorization header values as received (they hold tokens, like the
+ * request buffers do; the cache lives only in this process's memory).
+ */
+export class PublisherCredentials {
+  readonly #cache = new LRUCache<string, { account: AccountRecord; tokenHash: string }>({ max: CACHE_ENTRIES });
+
+  constructor(private readonly storage: Storage) {}
+
+  /** Looks the token up in the store (401, 402), and remembers the answer for later writes. */
+  async authenticate(request: CoreRequest): Promise<PublisherCredential> {
+    const header = request.headers.authorization;
+    const token = readCredentials(header, 'Token');
+    if (token === null) fail({ kind: 'unauthorized' });
+    const tokenHash = hashToken(token);
+    const account = await this.storage.findAccountByTokenHash(tokenHash);
+    if (account === null || account.subscription !== 'active') {
+      this.#cache.delete(header as string);
+      fail(account === null ? { kind: 'unauthorized' } : { kind: 'subscription_required' });
+    }
+    this.#cache.set(header as string, { account, tokenHash });
+    return { account, tokenHash, confirmed: true };
+  }
+
+  /** The cached credential for this request's header, if any (to be confirmed by a guarded write). */
+  recall(request: CoreRequest): PublisherCredential | undefined {
+    const header = request.headers.authorization;
+    const hit = typeof header === 'string' ? this.#cache.get(header) : undefined;
+    return hit === undefined ? undefined : { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
+  }
+
+  /**
+   * Runs a guarded publisher write. With a cached credential, success was confirmed by
+   * the write's guard; a refusal of any kind is answered only after a fresh lookup (a
+   * stale token gets its 401 or 402, never another answer). If the fresh lookup finds the
+   * credential good after all, the write runs again once with it. `write` must not read
+   * the request body twice (see `once`).
+   */
+  async publishAs<T>(request: CoreRequest, write: (credential: PublisherCredential) => Promise<T>): Promise<T> {
+    const cached = this.recall(request);
+    if (cached === undefined) return write(await this.authenticate(request));
+    try {
+      return await write(cached);
+    } catch (error) {
+      const fresh = await this.authenticate(request);
+      const guardRefused = isTilecastError(error) && error.error.kind === 'unauthorized';
+      if (guardRefused) return write(fresh);
+      throw error;
+    }
+  }
+}
+
+/** Runs `work` on first call only; later calls get the same promise (a body is read once). */
+export function once<T>(work: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= work());
+}
