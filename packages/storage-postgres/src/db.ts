@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * The small slice of `pg` this package uses. A `pg.Pool` satisfies `PoolLike` as it is;
  * so does the PGlite shim of `./pglite.ts` (tests without a PostgreSQL server).
@@ -7,8 +8,22 @@ export interface QueryResultLike<R> {
   rowCount: number | null;
 }
 
+/**
+ * A statement's text, or a named one: PostgreSQL parses and plans a named statement once
+ * per connection (pg's prepared statements), which the hottest statements use.
+ */
+export type Statement = string | { name: string; text: string };
+
+/**
+ * A named statement for `text`. The name is derived from the text, so two stores (other
+ * schemas, other texts) on one pool never claim the same name for different statements.
+ */
+export function prepared(text: string): { name: string; text: string } {
+  return { name: `tilecast_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+}
+
 export interface Queryable {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResultLike<R>>;
+  query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<QueryResultLike<R>>;
 }
 
 export interface PoolClientLike extends Queryable {

@@ -1,5 +1,5 @@
 import type { WriteGuard, WriteRefusal } from '@tilecast/core';
-import type { Tables } from './db.js';
+import type { Queryable, Tables } from './db.js';
 
 /**
  * SQL that is true when the guard's credential still holds: no token hash given, or the
@@ -16,4 +16,24 @@ export function refusalOf(credentialOk: boolean, currentTemplate: string | null,
   if (currentTemplate === null) return 'not_found';
   if (guard?.template !== undefined && guard.template !== currentTemplate) return 'template_mismatch';
   return 'not_found'; // changed or deleted between the statement's snapshot and its write
+}
+
+/**
+ * Why a guarded write of the row (`account_id`, `slug`) of `table` changed nothing, read
+ * right after it (one more round trip, on refusals only).
+ */
+export async function explainRefusal(
+  db: Queryable,
+  t: Tables,
+  table: string,
+  accountId: string,
+  slug: string,
+  guard: WriteGuard | undefined,
+): Promise<WriteRefusal> {
+  const { rows } = await db.query<{ template: string | null; credential_ok: boolean }>(
+    `SELECT r.template, ${credentialHolds(t, '$1', '$3')} AS credential_ok
+     FROM (SELECT 1) AS one LEFT JOIN ${table} r ON r.account_id = $1 AND r.slug = $2`,
+    [accountId, slug, guard?.tokenHash ?? null],
+  );
+  return refusalOf(rows[0]!.credential_ok, rows[0]!.template, guard);
 }

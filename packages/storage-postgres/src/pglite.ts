@@ -1,4 +1,4 @@
-import type { PoolClientLike, PoolLike, QueryResultLike } from './db.js';
+import type { PoolClientLike, PoolLike, QueryResultLike, Statement } from './db.js';
 
 /** The part of a PGlite instance (`@electric-sql/pglite`) the shim uses. */
 export interface PGliteLike {
@@ -24,15 +24,15 @@ export function pgliteAsPool(db: PGliteLike): PoolLike {
     tail = previous.then(() => held);
     return previous.then(() => unlock);
   };
-  const run = async <R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> => {
-    const result = await db.query<R>(text, values);
+  const run = async <R>(statement: Statement, values?: unknown[]): Promise<QueryResultLike<R>> => {
+    const result = await db.query<R>(typeof statement === 'string' ? statement : statement.text, values);
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   };
   return {
-    async query<R>(text: string, values?: unknown[]) {
+    async query<R>(statement: Statement, values?: unknown[]) {
       const unlock = await lock();
       try {
-        return await run<R>(text, values);
+        return await run<R>(statement, values);
       } finally {
         unlock();
       }

@@ -1,6 +1,6 @@
 import type { Storage, WidgetRecord } from '@tilecast/core';
-import { type Ctx, errorCode, isoTime, num, toJson } from './db.js';
-import { credentialHolds, refusalOf } from './guard.js';
+import { type Ctx, errorCode, isoTime, num, prepared, toJson } from './db.js';
+import { credentialHolds, explainRefusal } from './guard.js';
 
 type WidgetMethods = Pick<
   Storage,
@@ -26,6 +26,8 @@ interface WidgetRow {
 }
 
 const COLUMNS = 'account_id, slug, template, stale_after, privacy, content, updated_at';
+/** Every column but the content (a write's caller already has that). */
+const WRITTEN_COLUMNS = 'account_id, slug, template, stale_after, privacy, updated_at';
 
 const toWidget = (row: WidgetRow): WidgetRecord => ({
   accountId: row.account_id,
@@ -38,6 +40,15 @@ const toWidget = (row: WidgetRow): WidgetRecord => ({
 });
 
 export function widgetMethods({ db, t }: Ctx): WidgetMethods {
+  // The hottest statement (every PATCH /widget): named, so it is planned once per connection.
+  const setContent = prepared(
+    `UPDATE ${t.widgets} SET content = $3::json,
+       stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
+       updated_at = $6
+     WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
+       AND ${credentialHolds(t, '$1', '$8')}
+     RETURNING ${WRITTEN_COLUMNS}`,
+  );
   return {
     // One statement: a changed template clears content (shares and webhook map stay).
     async putWidget(definition) {
@@ -86,38 +97,18 @@ export function widgetMethods({ db, t }: Ctx): WidgetMethods {
       return rows.map(toWidget);
     },
 
-    // ATOMIC: one statement. The UPDATE's conditions (template, credential) are checked on
-    // the row it locks; the outer SELECT only explains an update that did not happen.
+    // ATOMIC: one statement, whose conditions (template, credential) are checked on the
+    // row it locks. The content is not sent back: the caller has it. Only a write that did
+    // not happen costs a second query, to say why.
     async setWidgetContent(accountId, slug, update) {
       const keep = update.staleAfter === undefined;
-      const { rows } = await db.query<Partial<WidgetRow> & { current_template: string | null; credential_ok: boolean }>(
-        `WITH updated AS (
-           UPDATE ${t.widgets} SET content = $3::json,
-             stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
-             updated_at = $6
-           WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
-             AND ${credentialHolds(t, '$1', '$8')}
-           RETURNING ${COLUMNS})
-         SELECT u.*, w.template AS current_template, ${credentialHolds(t, '$1', '$8')} AS credential_ok
-         FROM (SELECT 1) AS one
-         LEFT JOIN updated u ON true
-         LEFT JOIN ${t.widgets} w ON w.account_id = $1 AND w.slug = $2`,
-        [
-          accountId,
-          slug,
-          toJson(update.content),
-          keep,
-          keep ? null : update.staleAfter,
-          update.now,
-          update.guard?.template ?? null,
-          update.guard?.tokenHash ?? null,
-        ],
+      const guard = update.guard;
+      const { rows } = await db.query<Omit<WidgetRow, 'content'>>(
+        setContent,
+        [accountId, slug, toJson(update.content), keep, keep ? null : update.staleAfter, update.now, guard?.template ?? null, guard?.tokenHash ?? null],
       );
-      const row = rows[0]!;
-      if (row.account_id === null || row.account_id === undefined) {
-        return { ok: false, reason: refusalOf(row.credential_ok, row.current_template, update.guard) };
-      }
-      return { ok: true, widget: toWidget(row as WidgetRow) };
+      if (rows[0]) return { ok: true, widget: toWidget({ ...rows[0], content: update.content }) };
+      return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
 
     // One statement; the foreign keys make a share of a missing widget or device impossible,

@@ -1,0 +1,28 @@
+// `node bench/compare.mjs <script> <arg> [<script> <arg>]…`: a diagnostic. Runs the P1 load
+// against each server alternately (3 × 3 s) and prints req/s and server CPU per request.
+import { hammer } from './lib/load.mjs';
+import { startServer } from './lib/process.mjs';
+import { median, round } from './lib/stats.mjs';
+import { widgetBody, activityBody } from './lib/payloads.mjs';
+
+const pairs = [];
+for (let i = 2; i < process.argv.length; i += 2) pairs.push([process.argv[i], process.argv[i + 1]]);
+const path = process.env.BENCH_PATH ?? '/widget/lights';
+const body = path.startsWith('/activity') ? activityBody() : widgetBody();
+const results = pairs.map(() => ({ rps: [], cpu: [] }));
+for (let round_ = 0; round_ < 3; round_++) {
+  for (const [i, [script, arg]] of pairs.entries()) {
+    const server = await startServer(script, { args: [arg] });
+    const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+    await hammer({ url: server.url + path, headers, body, duration: 1 });
+    const before = await server.stats();
+    const load = await hammer({ url: server.url + path, headers, body, duration: 3 });
+    const after = await server.stats();
+    results[i].rps.push(load.requestsPerSecond);
+    results[i].cpu.push((after.cpuMicros - before.cpuMicros) / load.requests);
+    await server.stop();
+  }
+}
+for (const [i, [script, arg]] of pairs.entries()) {
+  console.log(`${`${script} ${arg}`.padEnd(45)} ${String(round(median(results[i].rps), 0)).padStart(7)} req/s  ${round(median(results[i].cpu), 2)} µs/req`);
+}
