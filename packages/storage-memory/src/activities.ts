@@ -71,10 +71,9 @@ export function activityMethods(state: MemoryState): ActivityMethods {
       }
       activity.state = update.state;
       activity.live = update.state === 'ONGOING';
-      activity.content = copy(update.content);
+      activity.content = update.content; // handed over by the caller (Storage rules)
       activity.updatedAt = isoTime(update.now);
-      // The caller's own content object is already separate from the stored copy.
-      return { ok: true, activity: { ...activity, content: update.content }, transition };
+      return { ok: true, activity: { ...activity }, transition };
     },
   };
 }

@@ -25,10 +25,10 @@ export function eventMethods(state: MemoryState): EventMethods {
         state.events.set(accountId, log);
       }
       log.last += 1;
-      const stored: StoredEvent = { ...copy(event), position: log.last };
+      // The envelope is handed over by the caller (Storage rules); readers get copies.
+      const stored: StoredEvent = { ...event, position: log.last };
       log.events.push(stored);
-      // The caller's own envelope is already separate from the stored copy.
-      return { ...event, position: log.last };
+      return { ...stored };
     },
 
     async readEvents(accountId, afterPosition, now, limit) {

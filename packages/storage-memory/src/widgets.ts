@@ -82,11 +82,10 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
       const entry = findWidget(state, accountId, slug);
       const refusal = guardRefusal(state, accountId, entry?.record.template, update.guard);
       if (refusal !== null || entry === undefined) return { ok: false, reason: refusal ?? 'not_found' };
-      entry.record.content = copy(update.content);
+      entry.record.content = update.content; // handed over by the caller (Storage rules)
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
-      // The caller's own content object is already separate from the stored copy.
-      return { ok: true, widget: { ...entry.record, content: update.content } };
+      return { ok: true, widget: { ...entry.record } };
     },
 
     async shareWidget(accountId, slug, deviceId) {

@@ -17,13 +17,22 @@ interface CompiledRoute<C> extends Route<C> {
   segments: string[];
 }
 
-/** A tiny exact-segment router: no regexes, no wildcards, so matching stays cheap and predictable. */
+/**
+ * A tiny exact-segment router: no regexes, no wildcards, so matching stays cheap and
+ * predictable. Routes are grouped by their first segment (never a parameter here), so a
+ * request is only matched against the few routes that can fit.
+ */
 export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => RouteMatch<C> {
-  const compiled: CompiledRoute<C>[] = routes.map((route) => ({ ...route, segments: split(route.pattern) }));
+  const byFirst = new Map<string, CompiledRoute<C>[]>();
+  for (const route of routes) {
+    const segments = split(route.pattern);
+    if (segments[0]!.startsWith(':')) throw new Error(`route ${route.pattern}: the first segment must be fixed`);
+    byFirst.set(segments[0]!, [...(byFirst.get(segments[0]!) ?? []), { ...route, segments }]);
+  }
   return (request) => {
     const segments = split(request.path);
     const allow: string[] = [];
-    for (const route of compiled) {
+    for (const route of byFirst.get(segments[0]!) ?? []) {
       const params = matchSegments(route.segments, segments);
       if (params === null) continue;
       if (route.method === request.method) return { handler: route.handler, params };
@@ -55,6 +64,7 @@ function matchSegments(pattern: string[], actual: string[]): RouteParams | null 
 
 /** Percent-decodes a path segment; a malformed escape stays as written (it then matches no slug). */
 function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -25,23 +25,29 @@ export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options
   const { path, query } = splitUrl(options.url ?? req.url ?? '/');
   const body: RequestBody =
     options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
-  return new NodeCoreRequest((req.method ?? 'GET').toUpperCase(), path, new URLSearchParams(query), req.headers as Record<string, HeaderValue>, body, res);
+  return new NodeCoreRequest((req.method ?? 'GET').toUpperCase(), path, query, req.headers as Record<string, HeaderValue>, body, res);
 }
 
 /**
- * A class rather than an object literal: its lazy `signal` getter lives on the prototype
- * (an accessor in a literal costs most of a microsecond per request in V8).
+ * A class rather than an object literal: its lazy getters live on the prototype (an
+ * accessor in a literal costs most of a microsecond per request in V8).
  */
 class NodeCoreRequest implements CoreRequest {
   #signal: AbortSignal | undefined;
+  #query: URLSearchParams | undefined;
   constructor(
     readonly method: string,
     readonly path: string,
-    readonly query: URLSearchParams,
+    private readonly queryText: string,
     readonly headers: Record<string, HeaderValue>,
     readonly body: RequestBody,
     private readonly res: ServerResponse,
   ) {}
+
+  /** Parsed on first use only: only `GET /events` reads its query. */
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.queryText));
+  }
 
   /** Made on first use only: most requests never look at it. */
   get signal(): AbortSignal {

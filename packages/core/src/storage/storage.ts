@@ -28,6 +28,11 @@ import type {
  * - Time never comes from the store's own clock: operations that depend on time take
  *   `now` (epoch milliseconds) from the caller's injected clock.
  * - Records returned are copies: mutating them never changes the store.
+ * - The store may keep the objects given to the publishing hot paths (`content` of
+ *   `setWidgetContent` and `applyActivityUpdate`, the event of `appendEvent`), and the
+ *   record such a write returns holds the given object itself: the caller hands them over
+ *   and never changes them afterwards (the core never does; its validated content and
+ *   events are new objects per request). Everything else passed in is copied.
  * - Account ids, slugs and device ids are compared exactly (case-sensitive).
  */
 export interface Storage {
