@@ -3,7 +3,7 @@ import type { CoreRequest } from '../http/types.js';
 import type { Storage } from '../storage/storage.js';
 import type { AccountRecord, DeviceRecord } from '../storage/records.js';
 import { readCredentials } from './authorization-header.js';
-import { hashToken } from './tokens.js';
+import { hashToken, memoizedTokenHasher } from './tokens.js';
 
 /**
  * The publisher API's authentication, in the specified order:
@@ -23,9 +23,10 @@ export type DeviceAuthenticator = (request: CoreRequest) => Promise<DeviceRecord
 
 /** The reference deployment's device authentication: `Authorization: Device <device token>`. */
 export function deviceTokenAuthenticator(storage: Storage): DeviceAuthenticator {
+  const hash = memoizedTokenHasher();
   return async (request) => {
     const token = readCredentials(request.headers.authorization, 'Device');
-    return token === null ? null : storage.findDeviceByTokenHash(hashToken(token));
+    return token === null ? null : storage.findDeviceByTokenHash(hash(token));
   };
 }
 
