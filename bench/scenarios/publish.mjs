@@ -66,7 +66,7 @@ export const d1 = throughputScenario({
   id: 'D1',
   title: `PATCH /widget (1 KB switchboard), node:http adapter, PostgreSQL storage (${DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`,
   baseline: { script: 'baselines/publish-postgres.mjs', env: { DATABASE_URL } },
-  project: { script: 'servers/tilecast.mjs', args: ['node-http'], env: { DATABASE_URL } },
+  project: { script: 'servers/tilecast.mjs', args: ['node-http', 'postgres'], env: { DATABASE_URL } },
   path: '/widget/lights',
   body: widgetBody,
   minRatio: 0.85,

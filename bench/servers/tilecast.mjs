@@ -1,5 +1,7 @@
-// Tilecast under benchmark: memory storage (or PostgreSQL with DATABASE_URL), served by the
-// adapter named in argv[2] ('node-http' | 'express'). Reports the demo tokens to the runner.
+// Tilecast under benchmark, served by the adapter named in argv[2] ('node-http' | 'express'),
+// on the storage named in argv[3]: 'memory' (default) or 'postgres' (at DATABASE_URL; only
+// when asked for, so a DATABASE_URL in the environment never changes the memory scenarios).
+// Reports the demo tokens to the runner.
 import express from 'express';
 import { tilecastRouter } from '@tilecast/adapter-express';
 import { mount } from '@tilecast/adapter-node-http';
@@ -8,7 +10,7 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { serve } from '../lib/serve.mjs';
 
 const adapter = process.argv[2] ?? 'node-http';
-const storage = process.env.DATABASE_URL ? await postgresStorage(process.env.DATABASE_URL) : createMemoryStorage();
+const storage = process.argv[3] === 'postgres' ? await postgresStorage(process.env.DATABASE_URL) : createMemoryStorage();
 const tilecast = createTilecast({ storage, logger: silentLogger });
 const m = tilecast.management;
 const { token } = await m.createAccount({ id: 'bench', activityQuota: 10 });

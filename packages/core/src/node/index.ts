@@ -97,10 +97,8 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
       }
       chunks.push(chunk);
     };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
+    // At its end the request is done with: its listeners go with it, no need to remove them.
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     const onError = (error: Error) => {
       cleanup();
       reject(error);
@@ -110,6 +108,8 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
       cleanup();
       reject(new Error('request aborted'));
     };
+    // 'close' comes after 'end' for a complete request (and is then ignored), so a
+    // settled promise is never settled again.
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -139,8 +139,11 @@ function closeSignal(res: ServerResponse): AbortSignal {
   return closeController(res).signal;
 }
 
-/** Writes a core result; for an event stream, runs it until it ends or the client leaves. */
-export async function writeCoreResult(res: ServerResponse, result: CoreResult): Promise<void> {
+/**
+ * Writes a core result; for an event stream, runs it until it ends or the client leaves
+ * (then, and only then, the answer is a promise: a plain answer is written at once).
+ */
+export function writeCoreResult(res: ServerResponse, result: CoreResult): Promise<void> | undefined {
   if (result.kind === 'sse') return runEventStream(res, result);
   if (result.kind === 'empty') {
     res.writeHead(result.status, result.headers);
@@ -214,7 +217,8 @@ export async function handleNodeRequest(
 ): Promise<void> {
   try {
     const result = await tilecast.handle(toCoreRequest(req, res, options));
-    await writeCoreResult(res, result);
+    const streaming = writeCoreResult(res, result);
+    if (streaming !== undefined) await streaming;
   } catch {
     // handle() never rejects; this covers a client that left mid-write.
     if (!res.headersSent) {

@@ -10,19 +10,23 @@ import { tagged } from './discriminated.js';
 import { ActivityState } from './enums.js';
 import { isPlainObject, strict } from './primitives.js';
 
-const ICON_FIELDS = ['rendering_mode', 'primary_color', 'secondary_color', 'tertiary_color', 'color_rendering'] as const;
-
 /** The `icon` field normalised to an Icon object (every field present), or null. */
 export function normaliseIcon(icon: unknown): Icon | null {
-  if (typeof icon === 'string') return { name: icon, ...nullIconFields() };
+  if (typeof icon === 'string') return iconOf(icon, undefined);
   if (!isPlainObject(icon) || typeof icon.name !== 'string') return null;
-  const normalised = { name: icon.name, ...nullIconFields() } as Record<string, unknown>;
-  for (const field of ICON_FIELDS) normalised[field] = icon[field] ?? null;
-  return normalised as Icon;
+  return iconOf(icon.name, icon);
 }
 
-function nullIconFields(): Omit<Icon, 'name'> {
-  return { rendering_mode: null, primary_color: null, secondary_color: null, tertiary_color: null, color_rendering: null };
+/** One object literal (one hidden class) for every echoed icon: this runs on every activity update. */
+function iconOf(name: string, fields: Record<string, unknown> | undefined): Icon {
+  return {
+    name,
+    rendering_mode: (fields?.rendering_mode ?? null) as Icon['rendering_mode'],
+    primary_color: (fields?.primary_color ?? null) as Icon['primary_color'],
+    secondary_color: (fields?.secondary_color ?? null) as Icon['secondary_color'],
+    tertiary_color: (fields?.tertiary_color ?? null) as Icon['tertiary_color'],
+    color_rendering: (fields?.color_rendering ?? null) as Icon['color_rendering'],
+  };
 }
 
 /**
@@ -30,15 +34,24 @@ function nullIconFields(): Omit<Icon, 'name'> {
  * content, which is already validated and normalised; a stale `icon_v2` is replaced.
  */
 export function withIconV2<TContent extends Record<string, unknown>>(content: TContent): TContent & { icon_v2: Icon | null } {
-  const entries: [string, unknown][] = [];
-  for (const [key, value] of Object.entries(content)) {
+  const echo: Record<string, unknown> = {};
+  let hasIcon = false;
+  for (const key of Object.keys(content)) {
     if (key === 'icon_v2') continue;
-    entries.push([key, value]);
-    if (key === 'icon') entries.push(['icon_v2', normaliseIcon(value)]);
+    define(echo, key, content[key]);
+    if (key === 'icon') {
+      echo.icon_v2 = normaliseIcon(content[key]);
+      hasIcon = true;
+    }
   }
-  if (!Object.hasOwn(content, 'icon')) entries.push(['icon_v2', null]);
-  // fromEntries defines own properties: no key can reach a prototype.
-  return Object.fromEntries(entries) as TContent & { icon_v2: Icon | null };
+  if (!hasIcon) echo.icon_v2 = null;
+  return echo as TContent & { icon_v2: Icon | null };
+}
+
+/** Sets an own property; a `__proto__` key stays a plain property and never reaches a prototype. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 const iconV2Field = v.pipe(
