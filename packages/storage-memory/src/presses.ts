@@ -26,10 +26,18 @@ export function pressMethods(state: MemoryState): PressMethods {
   return {
     // ATOMIC: refill, check and spend of every bucket happen in one synchronous step.
     async takeTokens(rules, now) {
-      const wanted = new Map<string, { bucket: Bucket; take: number }>();
+      // Usually two rules with different keys: an array, not a Map, and each bucket looked
+      // up once (these maps hold an entry per phone and widget, so lookups are not free).
+      const wanted: { key: string; bucket: Bucket; take: number; fresh: boolean }[] = [];
       for (const rule of rules) {
+        const same = wanted.find((entry) => entry.key === rule.key);
+        if (same) {
+          same.take += 1;
+          continue;
+        }
         let bucket = state.buckets.get(rule.key);
-        if (!bucket) {
+        const fresh = bucket === undefined;
+        if (bucket === undefined) {
           bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
         } else {
           bucket.capacity = rule.capacity;
@@ -37,14 +45,12 @@ export function pressMethods(state: MemoryState): PressMethods {
           refill(bucket, now);
           bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
         }
-        const entry = wanted.get(rule.key);
-        if (entry) entry.take += 1;
-        else wanted.set(rule.key, { bucket, take: 1 });
+        wanted.push({ key: rule.key, bucket, take: 1, fresh });
       }
-      // Refilling changes nothing observable, so refilled buckets may be kept either way.
-      for (const [key, { bucket }] of wanted) state.buckets.set(key, bucket);
-      for (const { bucket, take } of wanted.values()) if (bucket.tokens < take) return false;
-      for (const { bucket, take } of wanted.values()) bucket.tokens -= take;
+      // Refilling changes nothing observable, so new (full) buckets may be kept either way.
+      for (const { key, bucket, fresh } of wanted) if (fresh) state.buckets.set(key, bucket);
+      if (wanted.some(({ bucket, take }) => bucket.tokens < take)) return false;
+      for (const { bucket, take } of wanted) bucket.tokens -= take;
       return true;
     },
 
