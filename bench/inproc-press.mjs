@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTilecast, silentLogger } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
+import { compareInProcess } from './lib/in-process.mjs';
 
 const N = Number(process.argv[2] ?? 100000);
 const ACCOUNTS = 1000;
@@ -35,16 +36,5 @@ async function baseline() {
   const frame = `id: u:${i}\ndata: ${JSON.stringify(event)}\n\n`;
   return frame + JSON.stringify({ event_id: event.id });
 }
-async function time(fn) {
-  for (let k = 0; k < 20000; k++) await fn();
-  const start = process.hrtime.bigint();
-  for (let k = 0; k < N; k++) await fn();
-  return Number(process.hrtime.bigint() - start) / N / 1000;
-}
-if (process.env.ONLY) { await time(process.env.ONLY === 'b' ? baseline : press); process.exit(0); }
-for (let round = 0; round < 3; round++) {
-  const b = await time(baseline);
-  const p = await time(press);
-  console.log(`baseline ${b.toFixed(2)} µs  tilecast ${p.toFixed(2)} µs`);
-}
+await compareInProcess({ baseline, tilecast: press, calls: N });
 process.exit(0);

@@ -4,6 +4,7 @@ import { createTilecast, silentLogger } from '@tilecast/core';
 import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/schemas';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
+import { compareInProcess } from './lib/in-process.mjs';
 
 const kind = process.argv[2] ?? 'widget';
 const N = Number(process.argv[3] ?? 200000);
@@ -30,15 +31,4 @@ async function tile() {
   if (result.status !== 200) throw new Error(JSON.stringify(result));
   return JSON.stringify(result.body);
 }
-async function time(fn) {
-  for (let i = 0; i < 20000; i++) await fn();
-  const t = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) await fn();
-  return Number(process.hrtime.bigint() - t) / N / 1000;
-}
-if (process.env.ONLY) { await time(process.env.ONLY === "b" ? baseline : tile); process.exit(0); }
-for (let round = 0; round < 3; round++) {
-  const b = await time(baseline);
-  const t = await time(tile);
-  console.log(`baseline ${b.toFixed(2)} µs  tilecast ${t.toFixed(2)} µs  added ${(t - b).toFixed(2)} µs`);
-}
+await compareInProcess({ baseline, tilecast: tile, calls: N });
