@@ -1,4 +1,4 @@
-import type { DeviceAuthenticator } from './auth/authenticate.js';
+import type { DeviceAuthenticator } from './auth/device-authentication.js';
 import type { PublisherCredentials } from './auth/publisher-credentials.js';
 import type { Clock } from './clock.js';
 import type { DeviceStreamHub } from './devices/device-stream-hub.js';

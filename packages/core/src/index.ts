@@ -1,8 +1,8 @@
 export { createTilecast } from './tilecast.js';
 export { DEFAULT_PURGE_INTERVAL_MS, DEFAULT_SSE_TIMINGS } from './tilecast.js';
 export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
-export { deviceTokenAuthenticator } from './auth/authenticate.js';
-export type { DeviceAuthenticator } from './auth/authenticate.js';
+export { deviceTokenAuthenticator } from './auth/device-authentication.js';
+export type { DeviceAuthenticator } from './auth/device-authentication.js';
 export type { SseTimings } from './streams/sse-session.js';
 export { MAX_QUEUED_BYTES } from './streams/sse-session.js';
 export { MAX_EVENT_STREAMS } from './events/event-stream.js';

@@ -1,5 +1,5 @@
 import { PublisherCredentials } from './auth/publisher-credentials.js';
-import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/authenticate.js';
+import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/device-authentication.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
 import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';

@@ -35,7 +35,10 @@ export class PublisherCredentials {
 
   constructor(private readonly storage: Storage) {}
 
-  /** Looks the token up in the store (401, 402), and remembers the answer for later writes. */
+  /**
+   * Looks the token up in the store (401, 402) and remembers the answer for later writes.
+   * Every publisher endpoint but the two `PATCH`es (see `publishAs`) authenticates here.
+   */
   async authenticate(request: CoreRequest): Promise<PublisherCredential> {
     const header = request.headers.authorization;
     const token = readCredentials(header, 'Token');

@@ -1,4 +1,4 @@
-import { authenticateDevice } from '../auth/authenticate.js';
+import { authenticateDevice } from '../auth/device-authentication.js';
 import type { TilecastContext } from '../context.js';
 import { openDeviceStream } from '../devices/device-stream.js';
 import type { RouteHandler } from '../http/router.js';

@@ -1,4 +1,3 @@
-import { authenticateAccount } from '../auth/authenticate.js';
 import type { TilecastContext } from '../context.js';
 import { readJsonBody } from '../http/body.js';
 import type { RouteHandler } from '../http/router.js';
@@ -6,7 +5,7 @@ import { putWebhookMap } from '../webhooks/map-service.js';
 
 /** `PUT /widget/{slug}/webhooks` */
 export const putWebhooks: RouteHandler<TilecastContext> = async (context, request, params) => {
-  const account = await authenticateAccount(context.storage, request);
+  const { account } = await context.credentials.authenticate(request);
   const body = await readJsonBody(request);
   return { kind: 'json', status: 200, body: await putWebhookMap(context, account, params.slug!, body) };
 };
