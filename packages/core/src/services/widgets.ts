@@ -56,7 +56,6 @@ export async function updateWidget(
   return { content: result.widget.content, stale_after: result.widget.staleAfter };
 }
 
-
 function fitsContentLimit(content: unknown): boolean {
   let json: string;
   try {
