@@ -3,7 +3,7 @@ import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { activityContentSchemas, activityUpdateEnvelope, validate, withIconV2 } from '../schemas/index.js';
 import type { ActivityStateName } from '../storage/records.js';
-import { checkedTemplate, refusalError } from './write-refusal.js';
+import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
 export interface ActivityData {
   state: ActivityStateName;
@@ -31,7 +31,7 @@ export async function updateActivity(
   const template = content.template ?? checkedTemplate(await context.storage.getActivity(account.id, slug), 'activity');
 
   const schema = activityContentSchemas[template as keyof typeof activityContentSchemas];
-  const validated = validate(schema, { ...content, template }, ['body', 'content']);
+  const validated = validate(schema, withTemplate(content, template), ['body', 'content']);
   if (!validated.success) {
     if (content.template !== undefined) checkedTemplate(await context.storage.getActivity(account.id, slug), 'activity', template);
     fail({ kind: 'validation', errors: validated.errors });

@@ -2,7 +2,7 @@ import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { validate, widgetContentSchemas, widgetUpdateEnvelope } from '../schemas/index.js';
-import { checkedTemplate, refusalError } from './write-refusal.js';
+import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
 /** Largest compact UTF-8 JSON serialisation of `content`, as received (spec "Limits"). */
 export const WIDGET_CONTENT_MAX_BYTES = 4096;
@@ -36,7 +36,7 @@ export async function updateWidget(
 
   const surelyFits = bodyBytes !== undefined && bodyBytes <= WIDGET_CONTENT_MAX_BYTES;
   const schema = widgetContentSchemas[template as keyof typeof widgetContentSchemas];
-  const validated = surelyFits || fitsContentLimit(content) ? validate(schema, { ...content, template }, ['body', 'content']) : null;
+  const validated = surelyFits || fitsContentLimit(content) ? validate(schema, withTemplate(content, template), ['body', 'content']) : null;
   if (validated === null || !validated.success) {
     if (content.template !== undefined) checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget', template);
     fail({ kind: 'invalid_widget_content' });

@@ -1,3 +1,4 @@
+/** What `PATCH /widget` and `PATCH /activity` check alike: the stored template, the template filled in, the store's refusals. */
 import { fail, type ServiceError } from '../errors.js';
 import type { ActivityUpdateResult } from '../storage/records.js';
 
@@ -22,4 +23,9 @@ export function checkedTemplate(record: { template: string } | null, resource: '
   if (record === null) fail(refusalError('not_found', resource));
   if (expected !== undefined && record.template !== expected) fail({ kind: 'template_mismatch' });
   return record.template;
+}
+
+/** The content as its template's schema checks it: with the resource's template filled in when the body left it out. */
+export function withTemplate<T extends { template?: string }>(content: T, template: string): T {
+  return content.template === template ? content : { ...content, template };
 }
