@@ -13,7 +13,9 @@ export const LOAD_CPU = '1';
  */
 export async function startServer(script, { env = {}, args = [], nodeArgs = [] } = {}) {
   const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
-  const node = [...nodeArgs, '--expose-gc', path, ...args];
+  // BENCH_CPU_PROF=<dir>: every server writes a CPU profile there (diagnostics only).
+  const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const node = [...profiling, ...nodeArgs, '--expose-gc', path, ...args];
   const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, process.execPath, ...node]] : [process.execPath, node];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
