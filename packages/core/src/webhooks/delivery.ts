@@ -66,10 +66,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const running = new Set<Promise<void>>();
 
   const deliver = async (accountId: string, slug: string, event: StoredEvent): Promise<void> => {
+    const raw = await storage.getWebhookMap(accountId, slug);
+    if (raw === null || isEmpty(raw)) return; // most widgets have no webhooks: nothing more to do
     const envelope = readEnvelope(event.envelope);
     if (envelope === null) return logger.error('webhook: event has no widget.action.v1 envelope', { event_id: event.id });
-    const raw = await storage.getWebhookMap(accountId, slug);
-    const target = raw === null ? null : entryFor(readStoredMap(raw), envelope.data.action);
+    const target = entryFor(readStoredMap(raw), envelope.data.action);
     if (target === null) return;
     const now = clock.now();
     if (now >= event.expiresAt) return;
@@ -100,11 +101,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     allowPrivateNetworks: policy.allowPrivateNetworks,
     dispatch(accountId, widgetSlug, event) {
       if (closing.signal.aborted) return;
-      const task = deliver(accountId, widgetSlug, event).catch((error: unknown) => {
-        logger.error('webhook delivery crashed', { slug: widgetSlug, event_id: event.id, error: String(error) });
-      });
+      // One promise per event (every press dispatches, most to no webhook at all).
+      const task: Promise<void> = deliver(accountId, widgetSlug, event).then(
+        () => void running.delete(task),
+        (error: unknown) => {
+          running.delete(task);
+          logger.error('webhook delivery crashed', { slug: widgetSlug, event_id: event.id, error: String(error) });
+        },
+      );
       running.add(task);
-      void task.finally(() => running.delete(task));
     },
     async idle() {
       await Promise.all([...running]);
@@ -115,6 +120,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       retryAgent.destroy();
     },
   };
+}
+
+function isEmpty(map: Record<string, unknown>): boolean {
+  for (const key in map) if (Object.hasOwn(map, key)) return false;
+  return true;
 }
 
 /** Status or failure kind, for the operator's log. Never the address or the receiver's body. */
