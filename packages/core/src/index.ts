@@ -20,5 +20,6 @@ export { WIDGET_CONTENT_MAX_BYTES } from './services/widgets.js';
 export * from './http/index.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
+export { writeRefusal } from './storage/write-guard.js';
 export type * from './transport/device-transport.js';
 export * from './webhooks/index.js';

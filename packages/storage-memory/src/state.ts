@@ -1,4 +1,4 @@
-import type { AccountRecord, ActivityRecord, DeviceRecord, StoredEvent, WidgetRecord, WriteGuard, WriteRefusal } from '@tilecast/core';
+import { writeRefusal, type AccountRecord, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core';
 
 /** A widget with everything that lives and dies with it. */
 export interface WidgetEntry {
@@ -118,7 +118,7 @@ export function isoTime(now: number): string {
 }
 
 /**
- * Why a guarded write must not happen (core `WriteGuard`), or null when it may. Runs in
+ * Why a guarded write must not happen (core `writeRefusal`), or null when it may. Runs in
  * the same synchronous step as the write, so what it checked still holds when it writes.
  */
 export function guardRefusal(
@@ -127,13 +127,9 @@ export function guardRefusal(
   recordTemplate: string | undefined,
   guard: WriteGuard | undefined,
 ): WriteRefusal | null {
-  if (guard?.tokenHash !== undefined) {
-    const account = state.accounts.get(accountId);
-    if (account?.tokenHash !== guard.tokenHash || account.subscription !== 'active') return 'credential_changed';
-  }
-  if (recordTemplate === undefined) return 'not_found';
-  if (guard?.template !== undefined && guard.template !== recordTemplate) return 'template_mismatch';
-  return null;
+  const account = guard?.tokenHash === undefined ? undefined : state.accounts.get(accountId);
+  const credentialHolds = guard?.tokenHash === undefined || (account?.tokenHash === guard.tokenHash && account.subscription === 'active');
+  return writeRefusal(credentialHolds, recordTemplate ?? null, guard);
 }
 
 /** Code-unit order: the same in every store (PostgreSQL: `COLLATE "C"`). */

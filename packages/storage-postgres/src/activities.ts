@@ -1,6 +1,6 @@
-import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
+import { writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
 import { type Ctx, isoTime, num, toJson, transaction } from './db.js';
-import { credentialHolds, refusalOf } from './guard.js';
+import { credentialHolds } from './guard.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
@@ -81,10 +81,8 @@ export function activityMethods({ db, t }: Ctx): ActivityMethods {
           [accountId, slug, update.guard?.tokenHash ?? null],
         );
         const activity = current.rows[0]!;
-        const wrongTemplate = update.guard?.template !== undefined && update.guard.template !== activity.template;
-        if (!activity.credential_ok || activity.template === null || wrongTemplate) {
-          return { ok: false, reason: refusalOf(activity.credential_ok, activity.template, update.guard) } as const;
-        }
+        const refusal = writeRefusal(activity.credential_ok, activity.template, update.guard);
+        if (refusal !== null) return { ok: false, reason: refusal } as const;
         let transition: ActivityTransition;
         if (update.state === 'ONGOING') {
           if (activity.live) {

@@ -1,4 +1,4 @@
-import type { WriteGuard, WriteRefusal } from '@tilecast/core';
+import { writeRefusal, type WriteGuard, type WriteRefusal } from '@tilecast/core';
 import type { Queryable, Tables } from './db.js';
 
 /**
@@ -10,13 +10,6 @@ export const credentialHolds = (t: Tables, account: string, tokenHash: string): 
   `(${tokenHash}::text IS NULL OR EXISTS (SELECT 1 FROM ${t.accounts} a
      WHERE a.id = ${account} AND a.token_hash = ${tokenHash} AND a.subscription = 'active'))`;
 
-/** Why a guarded write found nothing to write, from what the statement saw (first reason wins). */
-export function refusalOf(credentialOk: boolean, currentTemplate: string | null, guard: WriteGuard | undefined): WriteRefusal {
-  if (!credentialOk) return 'credential_changed';
-  if (currentTemplate === null) return 'not_found';
-  if (guard?.template !== undefined && guard.template !== currentTemplate) return 'template_mismatch';
-  return 'not_found'; // changed or deleted between the statement's snapshot and its write
-}
 
 /**
  * Why a guarded write of the row (`account_id`, `slug`) of `table` changed nothing, read
@@ -35,5 +28,7 @@ export async function explainRefusal(
      FROM (SELECT 1) AS one LEFT JOIN ${table} r ON r.account_id = $1 AND r.slug = $2`,
     [accountId, slug, guard?.tokenHash ?? null],
   );
-  return refusalOf(rows[0]!.credential_ok, rows[0]!.template, guard);
+  // Nothing refused in this later snapshot: the row changed or went between the write's
+  // snapshot and its update.
+  return writeRefusal(rows[0]!.credential_ok, rows[0]!.template, guard) ?? 'not_found';
 }
