@@ -8,7 +8,7 @@ import { activityContentSchemas, type ActivityTemplateName } from './activity.js
 import { Icon } from './blocks.js';
 import { tagged } from './discriminated.js';
 import { ActivityState } from './enums.js';
-import { isPlainObject, strict } from './primitives.js';
+import { isPlainObject, setOwn, strict } from './primitives.js';
 
 /** The `icon` field normalised to an Icon object (every field present), or null. */
 export function normaliseIcon(icon: unknown): Icon | null {
@@ -38,7 +38,7 @@ export function withIconV2<TContent extends Record<string, unknown>>(content: TC
   let hasIcon = false;
   for (const key of Object.keys(content)) {
     if (key === 'icon_v2') continue;
-    define(echo, key, content[key]);
+    setOwn(echo, key, content[key]);
     if (key === 'icon') {
       echo.icon_v2 = normaliseIcon(content[key]);
       hasIcon = true;
@@ -46,12 +46,6 @@ export function withIconV2<TContent extends Record<string, unknown>>(content: TC
   }
   if (!hasIcon) echo.icon_v2 = null;
   return echo as TContent & { icon_v2: Icon | null };
-}
-
-/** Sets an own property; a `__proto__` key stays a plain property and never reaches a prototype. */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 const iconV2Field = v.pipe(

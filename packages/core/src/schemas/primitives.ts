@@ -8,6 +8,15 @@ import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
 /** A JSON object: not an array, not a class instance. */
+/**
+ * Sets an own, enumerable, writable property, also for the key `__proto__` (which plain
+ * assignment would take as the prototype): for objects built from keys that come from input.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);

@@ -2,6 +2,7 @@
  * The webhook map as the owner sees it (spec "Webhook map response shape"): the secret is
  * never returned, header values are `***`, values in the URL's query string are `***`.
  */
+import { setOwn } from '../schemas/primitives.js';
 import type { WebhookEntryConfig } from './map-schema.js';
 import type { StoredWebhookMap } from './stored-map.js';
 
@@ -20,12 +21,7 @@ export function redactMap(map: StoredWebhookMap, outcomes: WebhookOutcomes): { w
   const webhooks: Record<string, RedactedEntry> = {};
   for (const [key, entry] of Object.entries(map)) {
     const times = Object.hasOwn(outcomes, key) ? outcomes[key]! : undefined;
-    Object.defineProperty(webhooks, key, {
-      value: { config: redactConfig(entry), last_success_at: times?.lastSuccessAt ?? null, last_failure_at: times?.lastFailureAt ?? null },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(webhooks, key, { config: redactConfig(entry), last_success_at: times?.lastSuccessAt ?? null, last_failure_at: times?.lastFailureAt ?? null });
   }
   return { webhooks };
 }

@@ -5,6 +5,7 @@
  * rather than failing a delivery or a GET.
  */
 import * as v from 'valibot';
+import { setOwn } from '../schemas/primitives.js';
 import { StoredWebhookEntry, type WebhookEntryConfig } from './map-schema.js';
 
 export type StoredWebhookMap = Record<string, WebhookEntryConfig>;
@@ -13,7 +14,7 @@ export function readStoredMap(raw: Record<string, unknown>): StoredWebhookMap {
   const map: StoredWebhookMap = {};
   for (const [key, value] of Object.entries(raw)) {
     const parsed = v.safeParse(StoredWebhookEntry, value);
-    if (parsed.success) Object.defineProperty(map, key, { value: parsed.output, enumerable: true, writable: true, configurable: true });
+    if (parsed.success) setOwn(map, key, parsed.output);
   }
   return map;
 }
