@@ -54,7 +54,7 @@ export class PublisherCredentials {
   }
 
   /** The cached credential for this request's header, if any (to be confirmed by a guarded write). */
-  recall(request: CoreRequest): PublisherCredential | undefined {
+  #recall(request: CoreRequest): PublisherCredential | undefined {
     const header = request.headers.authorization;
     const hit = typeof header === 'string' ? this.#cache.get(header) : undefined;
     return hit === undefined ? undefined : { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
@@ -68,7 +68,7 @@ export class PublisherCredentials {
    * the request body twice (see `once`).
    */
   async publishAs<T>(request: CoreRequest, write: (credential: PublisherCredential) => Promise<T>): Promise<T> {
-    const cached = this.recall(request);
+    const cached = this.#recall(request);
     if (cached === undefined) return write(await this.authenticate(request));
     try {
       return await write(cached);

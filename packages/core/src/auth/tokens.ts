@@ -21,13 +21,6 @@ export function hashToken(token: string): string {
  * device token stops working at once.
  */
 export function memoizedTokenHasher(entries = 10_000): (token: string) => string {
-  const hashes = new LRUCache<string, string>({ max: entries });
-  return (token) => {
-    let hash = hashes.get(token);
-    if (hash === undefined) {
-      hash = hashToken(token);
-      hashes.set(token, hash);
-    }
-    return hash;
-  };
+  const hashes = new LRUCache<string, string>({ max: entries, memoMethod: (token) => hashToken(token) });
+  return (token) => hashes.memo(token);
 }
