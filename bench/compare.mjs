@@ -15,11 +15,11 @@ for (let round_ = 0; round_ < 3; round_++) {
     const server = await startServer(script, { args: [arg] });
     const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
     await hammer({ url: server.url + path, headers, body, duration: 1 });
-    const before = await server.stats();
+    const before = await server.cpu();
     const load = await hammer({ url: server.url + path, headers, body, duration: 3 });
-    const after = await server.stats();
+    const after = await server.cpu();
     results[i].rps.push(load.requestsPerSecond);
-    results[i].cpu.push((after.cpuMicros - before.cpuMicros) / load.requests);
+    results[i].cpu.push((after - before) / load.requests);
     await server.stop();
   }
 }

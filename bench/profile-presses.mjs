@@ -8,7 +8,10 @@ const [kind = 'tilecast', accounts = '2500', rate = '1000', seconds = '10'] = pr
 const dir = '/tmp/tilecast-prof';
 rmSync(dir, { recursive: true, force: true });
 const script = kind === 'baseline' ? 'baselines/sse-node-http.mjs' : 'servers/tilecast-streams.mjs';
-const server = await startServer(script, { args: [accounts], nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-const result = await runPressLoad({ server, kind, accounts: Number(accounts), rate: Number(rate), seconds: Number(seconds), localAddress: '127.0.0.99' });
+// NO_PROF=1: no profiler, for the per-thread CPU table alone.
+const nodeArgs = process.env.NO_PROF ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+const server = await startServer(script, { args: [accounts], nodeArgs });
+const result = await runPressLoad({ server, kind, accounts: Number(accounts), rate: Number(rate), seconds: Number(seconds), localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}` });
 console.log({ deliveries: result.deliveries, expected: result.expected, cpuPerDelivery: result.cpuMicros / result.deliveries });
+console.table(result.threads); // ms of CPU per thread over the load window
 await server.stop();

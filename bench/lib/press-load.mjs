@@ -1,7 +1,6 @@
 import { send } from './http.mjs';
 import { openStreams } from './sse-clients.mjs';
-
-
+import { threadCpu, threadCpuSince } from './threads.mjs';
 
 /** How each server is asked for a press of account `n`. */
 const pressRequest = {
@@ -15,12 +14,16 @@ const pressRequest = {
 
 /**
  * Holds `accounts × streamsPerAccount` streams open and sends `rate` presses per second
- * for `seconds`, round-robin over the accounts. Each delivery's latency runs from the
- * moment its press was sent to the moment its stream read the event.
+ * for `warmupSeconds` (not measured: a long-running server has its press path compiled
+ * and its connections open; a cold one spends much of its first seconds in the JIT),
+ * then for `seconds`, round-robin over the accounts. Each measured delivery's latency runs
+ * from the moment its press was sent to the moment its stream read the event; CPU is the
+ * server's over the measured phase.
  */
-export async function runPressLoad({ server, kind, accounts, streamsPerAccount = 4, rate, seconds, localAddress }) {
+export async function runPressLoad({ server, kind, accounts, streamsPerAccount = 4, rate, seconds, warmupSeconds = 5, localAddress }) {
   const sentAt = new Map();
   const latencies = [];
+  let warmupDeliveries = 0;
   const streams = await openStreams({
     port: server.port,
     count: accounts * streamsPerAccount,
@@ -29,26 +32,40 @@ export async function runPressLoad({ server, kind, accounts, streamsPerAccount =
     localAddress,
     onData: (_i, data, now) => {
       const requestId = /"request_id":"([^"]+)"/.exec(data)?.[1];
+      if (requestId?.startsWith('w')) warmupDeliveries++;
       const start = requestId && sentAt.get(requestId);
       if (start !== undefined) latencies.push(now - start);
     },
   });
-  const before = await server.stats();
+  const warmup = await sendPresses({ server, kind, accounts, rate, total: rate * warmupSeconds, prefix: 'w' });
+  await waitFor(() => warmupDeliveries >= warmup.sent * streamsPerAccount);
+  const before = await server.cpu();
+  const threadsBefore = threadCpu(server.pid);
+  const { sent, refused } = await sendPresses({ server, kind, accounts, rate, total: rate * seconds, prefix: 'r', sentAt });
+  const expected = sent * streamsPerAccount;
+  await waitFor(() => latencies.length >= expected);
+  const after = await server.cpu();
+  const threads = threadCpuSince(threadsBefore, threadCpu(server.pid));
+  streams.close();
+  return { sent, refused: refused + warmup.refused, deliveries: latencies.length, expected, latencies, cpuMicros: after - before, threads };
+}
+
+/** Sends `total` presses at `rate` per second in 10 ms ticks; resolves when all are answered. */
+async function sendPresses({ server, kind, accounts, rate, total, prefix, sentAt }) {
   let sent = 0;
   let refused = 0;
   const pending = [];
-  const total = rate * seconds;
   const tickMs = 10;
   const perTick = rate / (1000 / tickMs);
   const startedAt = performance.now();
   await new Promise((resolve) => {
-    const timer = setInterval(() => {
+    const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - startedAt) / tickMs) * perTick));
       while (sent < due) {
         const n = sent % accounts;
-        const requestId = `r${sent}`;
+        const requestId = `${prefix}${sent}`;
         const { path, headers, body } = pressRequest[kind](n, requestId);
-        sentAt.set(requestId, performance.now());
+        sentAt?.set(requestId, performance.now());
         pending.push(send('POST', server.port, path, headers, body).then((status) => status !== 202 && refused++, () => refused++));
         sent++;
       }
@@ -56,13 +73,16 @@ export async function runPressLoad({ server, kind, accounts, streamsPerAccount =
         clearInterval(timer);
         resolve();
       }
-    }, tickMs);
+    };
+    const timer = setInterval(tick, tickMs);
+    if (total === 0) tick();
   });
   await Promise.all(pending);
-  const expected = total * streamsPerAccount;
+  return { sent, refused };
+}
+
+/** Polls `done` every 50 ms for up to 5 s (deliveries still in flight). */
+async function waitFor(done) {
   const deadline = Date.now() + 5_000;
-  while (latencies.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const after = await server.stats();
-  streams.close();
-  return { sent, refused, deliveries: latencies.length, expected, latencies, cpuMicros: after.cpuMicros - before.cpuMicros };
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }

@@ -45,10 +45,14 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [] }
   };
   return {
     ...ready,
+    /** The server's process id (taskset execs node in place). */
+    pid: child.pid,
     url: `http://127.0.0.1:${ready.port}`,
     ask,
-    /** CPU time (µs, user + system) and memory of the server process. */
+    /** CPU time (µs, user + system) and memory (after a forced full GC) of the server process. */
     stats: () => ask({ type: 'stats' }, 'stats', 10_000).then((answer) => ({ cpuMicros: answer.cpu.user + answer.cpu.system, memory: answer.memory })),
+    /** CPU time (µs, user + system) alone, without disturbing the server (no forced GC). */
+    cpu: () => ask({ type: 'stats', gc: false }, 'stats', 10_000).then((answer) => answer.cpu.user + answer.cpu.system),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
