@@ -25,8 +25,10 @@ export function eventMethods(state: MemoryState): EventMethods {
         state.events.set(accountId, log);
       }
       log.last += 1;
-      // The envelope is handed over by the caller (Storage rules); readers get copies.
-      const stored: StoredEvent = { ...event, position: log.last };
+      // The event is handed over by the caller (Storage rules): it is kept as it is, with its
+      // position, not copied (it lives as long as the log keeps it); readers get copies.
+      const stored = event as StoredEvent;
+      stored.position = log.last;
       log.events.push(stored);
       return { ...stored };
     },

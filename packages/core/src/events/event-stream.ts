@@ -123,9 +123,9 @@ class LogFollower {
   }
 
   /**
-   * Sends every event after the cursor. Live events are usually framed already (by the
-   * press that logged them, or by another stream of the account): then only the log's
-   * end is read. Anything else is read from the log in batches.
+   * Sends every event after the cursor. Recent events are often framed already (by
+   * another stream of the account that read them): then only the log's end is read.
+   * Anything else is read from the log in batches, and framed once for all streams.
    */
   async #catchUp(): Promise<void> {
     const { storage, clock, frames } = this.context;

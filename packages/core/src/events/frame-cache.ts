@@ -14,6 +14,22 @@ export interface FramedEvent {
 }
 
 /**
+ * Frames an event without keeping it: the live fan-out of a press, whose frame travels
+ * with its wake-up. Caching it too would keep every event's frame for seconds, long
+ * enough to be promoted to the old generation, for the rare stream that misses the
+ * wake-up (it frames from the log, through the cache, once for all the account's streams).
+ */
+export function frameEvent(event: StoredEvent): FramedEvent {
+  return {
+    position: event.position,
+    subject: event.subject,
+    type: event.type,
+    expiresAt: event.expiresAt,
+    frame: sseEvent({ id: formatPosition(event.position), data: event.envelope }),
+  };
+}
+
+/**
  * Recent events of every account, serialised once. Log entries never change after they
  * are appended, so a frame can be shared by all streams of the account and across reads
  * (the four streams of an account, or a replay, cost one serialisation per event).
@@ -33,16 +49,7 @@ export function createFrameCache(maxBytes = 4 * 1024 * 1024): FrameCache {
     frame(accountId, event) {
       const k = key(accountId, event.position);
       let framed = cache.get(k);
-      if (framed === undefined) {
-        framed = {
-          position: event.position,
-          subject: event.subject,
-          type: event.type,
-          expiresAt: event.expiresAt,
-          frame: sseEvent({ id: formatPosition(event.position), data: event.envelope }),
-        };
-        cache.set(k, framed);
-      }
+      if (framed === undefined) cache.set(k, (framed = frameEvent(event)));
       return framed;
     },
     get: (accountId, position) => cache.get(key(accountId, position)),

@@ -2,6 +2,7 @@ import type { TilecastContext } from '../context.js';
 import { fail, type FieldError } from '../errors.js';
 import { pressReport, validate, type PressReport } from '../schemas/index.js';
 import type { DeviceRecord, StoredEvent, WidgetRecord } from '../storage/records.js';
+import { frameEvent } from '../events/frame-cache.js';
 import { pressEventId } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
 import { widgetKey } from '../services/device-fanout.js';
@@ -45,7 +46,7 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   await storage.notePress(widgetKey(press.owner, press.slug), device.id, now + CONFIRMATION_WINDOW_MS);
   const event = await storage.appendEvent(press.owner, pressEvent(recorded.eventId, press, kind, now));
   // Framed once here; the account's streams on this instance take the frame as it is.
-  context.bus.notify(press.owner, context.frames.frame(press.owner, event));
+  context.bus.notify(press.owner, frameEvent(event));
   context.onEvent(press.owner, press.slug, event);
   return event.id;
 }
