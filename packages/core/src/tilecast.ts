@@ -137,15 +137,22 @@ export function createTilecast(options: TilecastOptions): Tilecast {
 /** Routes a request and turns every failure into the specified response. */
 function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): (request: CoreRequest) => Promise<CoreResult> {
   const route = createRouter(routes);
-  return async (request) => {
+  const failed = (request: CoreRequest, error: unknown): CoreResult => {
+    if (isTilecastError(error)) return errorToResult(error.error);
+    context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
+    return internalErrorResult();
+  };
+  // Not an async function: on the hot path that would add a promise, a suspended frame and
+  // a microtask per request around the handler's own promise.
+  return (request) => {
+    let answer: Promise<CoreResult>;
     try {
       const match = route(request);
-      if ('error' in match) return errorToResult(match.error);
-      return await match.handler(context, request, match.params);
+      if ('error' in match) return Promise.resolve(errorToResult(match.error));
+      answer = match.handler(context, request, match.params);
     } catch (error) {
-      if (isTilecastError(error)) return errorToResult(error.error);
-      context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
-      return internalErrorResult();
+      return Promise.resolve(failed(request, error));
     }
+    return answer.catch((error: unknown) => failed(request, error));
   };
 }
