@@ -5,6 +5,7 @@ import type {
   DeviceRecord,
   Storage,
   StoredEvent,
+  TokenBucketRule,
   WidgetRecord,
 } from '@tilecast/core';
 import { afterAll, beforeAll } from 'vitest';
@@ -129,6 +130,42 @@ export function newEvent(expiresAt: number, extra: Partial<Omit<StoredEvent, 'po
     envelope: { id, type: 'widget.pressed', data: { action: 'lights', value: true, nested: { list: [1, 'two', null] } } },
     ...extra,
   };
+}
+
+/** After every test time: notes and events written only to exercise keys or buckets outlive them all. */
+const FAR = T0 + 1_000_000_000;
+
+/**
+ * `admitPress` as a bare de-duplication: no buckets, a throwaway account, note and event
+ * (which no purge test ever reaches). `created` when accepted, with the event id that
+ * answered.
+ */
+export async function admitKey(storage: Storage, key: string, eventId: string, now: number, expiresAt: number): Promise<{ created: boolean; eventId: string }> {
+  const result = await storage.admitPress({
+    key,
+    keyExpiresAt: expiresAt,
+    rules: [],
+    now,
+    note: { widgetKey: uid('widget'), deviceId: uid('dev'), until: FAR },
+    accountId: uid('acct'),
+    event: newEvent(FAR, { id: eventId }),
+  });
+  if (result.outcome === 'limited') throw new Error('an admission without buckets was limited');
+  return result.outcome === 'accepted' ? { created: true, eventId: result.event.id } : { created: false, eventId: result.eventId };
+}
+
+/** `admitPress` as a bare token take: a fresh key each time; true when accepted. */
+export async function takeTokens(storage: Storage, rules: TokenBucketRule[], now: number): Promise<boolean> {
+  const result = await storage.admitPress({
+    key: uid('press'),
+    keyExpiresAt: FAR,
+    rules,
+    now,
+    note: { widgetKey: uid('widget'), deviceId: uid('dev'), until: FAR },
+    accountId: uid('acct'),
+    event: newEvent(FAR),
+  });
+  return result.outcome === 'accepted';
 }
 
 /** Content shaped like a real update, with nesting (copies must be deep). */

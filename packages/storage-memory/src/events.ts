@@ -15,22 +15,30 @@ function firstAfter(events: StoredEvent[], afterPosition: number): number {
   return low;
 }
 
+/**
+ * Appends to the account's log, synchronously: the counter is read and raised in the same
+ * step as the push. Returns the stored event itself (callers hand out copies).
+ */
+export function appendToLog(state: MemoryState, accountId: string, event: Omit<StoredEvent, 'position'>): StoredEvent {
+  let log = state.events.get(accountId);
+  if (!log) {
+    log = { last: 0, events: [] };
+    state.events.set(accountId, log);
+  }
+  log.last += 1;
+  // The event is handed over by the caller (Storage rules): it is kept as it is, with its
+  // position, not copied (it lives as long as the log keeps it).
+  const stored = event as StoredEvent;
+  stored.position = log.last;
+  log.events.push(stored);
+  return stored;
+}
+
 export function eventMethods(state: MemoryState): EventMethods {
   return {
-    // ATOMIC: the counter is read and raised in the same synchronous step as the push.
+    // ATOMIC: one synchronous step.
     async appendEvent(accountId, event) {
-      let log = state.events.get(accountId);
-      if (!log) {
-        log = { last: 0, events: [] };
-        state.events.set(accountId, log);
-      }
-      log.last += 1;
-      // The event is handed over by the caller (Storage rules): it is kept as it is, with its
-      // position, not copied (it lives as long as the log keeps it); readers get copies.
-      const stored = event as StoredEvent;
-      stored.position = log.last;
-      log.events.push(stored);
-      return { ...stored };
+      return { ...appendToLog(state, accountId, event) };
     },
 
     async readEvents(accountId, afterPosition, now, limit) {

@@ -1,7 +1,8 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage, TokenBucketRule } from '@tilecast/core';
+import { appendToLog } from './events.js';
 import { byCodeUnit, type Bucket, type MemoryState } from './state.js';
 
-type PressMethods = Pick<Storage, 'takeTokens' | 'recordPress' | 'findPress' | 'notePress' | 'listRecentPressers'>;
+type PressMethods = Pick<Storage, 'admitPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Credits whole refill periods since the last refill, keeping the partial one. */
 function refill(bucket: Bucket, now: number): void {
@@ -22,55 +23,59 @@ export function bucketIsFull(bucket: Bucket, now: number): boolean {
   return bucket.tokens >= bucket.capacity;
 }
 
+/**
+ * Refills, checks and spends every bucket of `rules` in one synchronous step: one token
+ * from each, or none from any.
+ */
+function takeTokens(state: MemoryState, rules: TokenBucketRule[], now: number): boolean {
+  // Usually two rules with different keys: an array, not a Map, and each bucket looked
+  // up once (these maps hold an entry per phone and widget, so lookups are not free).
+  const wanted: { key: string; bucket: Bucket; take: number; fresh: boolean }[] = [];
+  for (const rule of rules) {
+    const same = wanted.find((entry) => entry.key === rule.key);
+    if (same) {
+      same.take += 1;
+      continue;
+    }
+    let bucket = state.buckets.get(rule.key);
+    const fresh = bucket === undefined;
+    if (bucket === undefined) {
+      bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
+    } else {
+      bucket.capacity = rule.capacity;
+      bucket.refillMs = rule.refillMs;
+      refill(bucket, now);
+      bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
+    }
+    wanted.push({ key: rule.key, bucket, take: 1, fresh });
+  }
+  // Refilling changes nothing observable, so new (full) buckets may be kept either way.
+  for (const { key, bucket, fresh } of wanted) if (fresh) state.buckets.set(key, bucket);
+  if (wanted.some(({ bucket, take }) => bucket.tokens < take)) return false;
+  for (const { bucket, take } of wanted) bucket.tokens -= take;
+  return true;
+}
+
+function notePress(state: MemoryState, widgetKey: string, deviceId: string, until: number): void {
+  let notes = state.pressNotes.get(widgetKey);
+  if (!notes) state.pressNotes.set(widgetKey, (notes = new Map()));
+  notes.set(deviceId, until);
+}
+
 export function pressMethods(state: MemoryState): PressMethods {
   return {
-    // ATOMIC: refill, check and spend of every bucket happen in one synchronous step.
-    async takeTokens(rules, now) {
-      // Usually two rules with different keys: an array, not a Map, and each bucket looked
-      // up once (these maps hold an entry per phone and widget, so lookups are not free).
-      const wanted: { key: string; bucket: Bucket; take: number; fresh: boolean }[] = [];
-      for (const rule of rules) {
-        const same = wanted.find((entry) => entry.key === rule.key);
-        if (same) {
-          same.take += 1;
-          continue;
-        }
-        let bucket = state.buckets.get(rule.key);
-        const fresh = bucket === undefined;
-        if (bucket === undefined) {
-          bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
-        } else {
-          bucket.capacity = rule.capacity;
-          bucket.refillMs = rule.refillMs;
-          refill(bucket, now);
-          bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
-        }
-        wanted.push({ key: rule.key, bucket, take: 1, fresh });
-      }
-      // Refilling changes nothing observable, so new (full) buckets may be kept either way.
-      for (const { key, bucket, fresh } of wanted) if (fresh) state.buckets.set(key, bucket);
-      if (wanted.some(({ bucket, take }) => bucket.tokens < take)) return false;
-      for (const { bucket, take } of wanted) bucket.tokens -= take;
-      return true;
-    },
-
-    // ATOMIC: lookup and insert in one synchronous step.
-    async recordPress(key, eventId, now, expiresAt) {
-      const existing = state.presses.get(key);
-      if (existing && existing.expiresAt > now) return { created: false, eventId: existing.eventId };
-      state.presses.set(key, { eventId, expiresAt });
-      return { created: true, eventId };
-    },
-
-    async findPress(key, now) {
-      const existing = state.presses.get(key);
-      return existing && existing.expiresAt > now ? existing.eventId : null;
+    // ATOMIC: every check and write in one synchronous step.
+    async admitPress({ key, keyExpiresAt, rules, now, note, accountId, event }) {
+      const held = state.presses.get(key);
+      if (held !== undefined && held.expiresAt > now) return { outcome: 'duplicate', eventId: held.eventId };
+      if (!takeTokens(state, rules, now)) return { outcome: 'limited' };
+      state.presses.set(key, { eventId: event.id, expiresAt: keyExpiresAt });
+      notePress(state, note.widgetKey, note.deviceId, note.until);
+      return { outcome: 'accepted', event: { ...appendToLog(state, accountId, event) } };
     },
 
     async notePress(widgetKey, deviceId, until) {
-      let notes = state.pressNotes.get(widgetKey);
-      if (!notes) state.pressNotes.set(widgetKey, (notes = new Map()));
-      notes.set(deviceId, until);
+      notePress(state, widgetKey, deviceId, until);
     },
 
     async listRecentPressers(widgetKey, now) {

@@ -54,11 +54,13 @@ describe('memory storage', () => {
   it('purgeExpired frees expired rows, full token buckets and ended throttle windows', async () => {
     const storage = createMemoryStorage();
     await storage.appendEvent('acme', event(T0 + 10));
-    await storage.appendEvent('acme', event(T0 + 10_000));
-    await storage.recordPress('acme/panel/r1', 'e1', T0, T0 + 10);
+    // An admitted press: its key (expiring at T0 + 10), two buckets, a long-lived note and event.
+    const fast = { key: 'fast', capacity: 2, refillMs: 5 };
+    const slow = { key: 'slow', capacity: 2, refillMs: 60_000 };
+    const note = { widgetKey: 'acme/panel', deviceId: 'phone', until: T0 + 10_000 };
+    await storage.admitPress({ key: 'acme/panel/r1', keyExpiresAt: T0 + 10, rules: [fast, slow], now: T0, note, accountId: 'acme', event: event(T0 + 10_000) });
     await storage.acquireStreamLease('acme', 'lease', 4, T0, 10);
     await storage.claimWebhookDelivery('e1', '*', 'i1', T0, T0 + 10);
-    await storage.takeTokens([{ key: 'fast', capacity: 2, refillMs: 5 }, { key: 'slow', capacity: 2, refillMs: 60_000 }], T0);
     await storage.claimWidgetPush('acme/quiet', T0, 10); // window ends at T0 + 10, nothing pending
     await storage.claimWidgetPush('acme/busy', T0, 10);
     await storage.claimWidgetPush('acme/busy', T0 + 1, 10); // a trailing push is pending
@@ -72,7 +74,8 @@ describe('memory storage', () => {
     expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1 });
     // Freed state is indistinguishable from state never created.
     expect(await storage.claimWidgetPush('acme/quiet', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
-    expect(await storage.takeTokens([{ key: 'fast', capacity: 2, refillMs: 5 }], T0 + 20)).toBe(true);
+    const again = { key: 'acme/panel/r2', keyExpiresAt: T0 + 30, rules: [fast], now: T0 + 20, note, accountId: 'acme', event: event(T0 + 30) };
+    expect((await storage.admitPress(again)).outcome).toBe('accepted');
   });
 
   it('a trailing push never claimed (its instance went away) is freed after a grace period', async () => {

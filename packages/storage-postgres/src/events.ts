@@ -1,5 +1,5 @@
 import type { Storage, StoredEvent } from '@tilecast/core';
-import { type Ctx, num, toJson } from './db.js';
+import { type Ctx, type Queryable, num, toJson } from './db.js';
 
 type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;
 
@@ -21,34 +21,44 @@ const toEvent = (row: EventRow): StoredEvent => ({
   envelope: row.envelope,
 });
 
-export function eventMethods({ db, t, channel }: Ctx): EventMethods {
+/**
+ * ATOMIC, one statement (one transaction, or part of the caller's): the account's counter
+ * row is raised with `ON CONFLICT DO UPDATE`, which row-locks it until commit, so appenders
+ * of one account queue on that row and take positions in commit order: a reader can never
+ * see n+1 and later find n, and a rolled-back append leaves no gap. The wake-up (payload:
+ * the account id only) is sent by PostgreSQL at commit, never for a rolled-back append.
+ */
+export async function appendEventWith(
+  q: Queryable,
+  { t, channel }: Pick<Ctx, 't' | 'channel'>,
+  accountId: string,
+  event: Omit<StoredEvent, 'position'>,
+): Promise<StoredEvent> {
+  const { rows } = await q.query<{ position: string | number }>(
+    `WITH counter AS (
+       INSERT INTO ${t.eventCounters} AS c (account_id, last, last_xid) VALUES ($1, 1, pg_current_xact_id())
+       ON CONFLICT (account_id) DO UPDATE SET last = c.last + 1, last_xid = EXCLUDED.last_xid
+       RETURNING last
+     )
+     INSERT INTO ${t.events} (account_id, position, id, subject, type, expires_at, envelope)
+     SELECT $1, counter.last, $2, $3, $4, $5, $6::json FROM counter
+     RETURNING position, (SELECT pg_notify($7, $1)) IS NULL AS notified`,
+    [accountId, event.id, event.subject, event.type, event.expiresAt, toJson(event.envelope), channel],
+  );
   return {
-    // ATOMIC, one statement (one transaction): the account's counter row is raised with
-    // `ON CONFLICT DO UPDATE`, which row-locks it until commit, so appenders of one account
-    // queue on that row and take positions in commit order: a reader can never see n+1
-    // and later find n, and a rolled-back append leaves no gap. The wake-up (payload: the
-    // account id only) is sent by PostgreSQL at commit, never for a rolled-back append.
-    async appendEvent(accountId, event) {
-      const { rows } = await db.query<{ position: string | number }>(
-        `WITH counter AS (
-           INSERT INTO ${t.eventCounters} AS c (account_id, last, last_xid) VALUES ($1, 1, pg_current_xact_id())
-           ON CONFLICT (account_id) DO UPDATE SET last = c.last + 1, last_xid = EXCLUDED.last_xid
-           RETURNING last
-         )
-         INSERT INTO ${t.events} (account_id, position, id, subject, type, expires_at, envelope)
-         SELECT $1, counter.last, $2, $3, $4, $5, $6::json FROM counter
-         RETURNING position, (SELECT pg_notify($7, $1)) IS NULL AS notified`,
-        [accountId, event.id, event.subject, event.type, event.expiresAt, toJson(event.envelope), channel],
-      );
-      return {
-        position: num(rows[0]!.position),
-        id: event.id,
-        subject: event.subject,
-        type: event.type,
-        expiresAt: event.expiresAt,
-        envelope: structuredClone(event.envelope),
-      };
-    },
+    position: num(rows[0]!.position),
+    id: event.id,
+    subject: event.subject,
+    type: event.type,
+    expiresAt: event.expiresAt,
+    envelope: structuredClone(event.envelope),
+  };
+}
+
+export function eventMethods(ctx: Ctx): EventMethods {
+  const { db, t } = ctx;
+  return {
+    appendEvent: (accountId, event) => appendEventWith(db, ctx, accountId, event),
 
     async readEvents(accountId, afterPosition, now, limit) {
       const { rows } = await db.query<EventRow>(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { TokenBucketRule } from '@tilecast/core';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,13 @@ const event = (expiresAt: number) => {
 };
 
 /** Resolves when `predicate` holds, polling; rejects after `ms`. */
+/** After every time these tests use. */
+const FAR = T0 + 1_000_000_000;
+
+/** Admits a press with `key`, taking a token from each of `rules`; its note and event outlive the tests. */
+const admit = (storage: PostgresStorage, key: string, rules: TokenBucketRule[], keyExpiresAt: number) =>
+  storage.admitPress({ key, keyExpiresAt, rules, now: T0, note: { widgetKey: 'w', deviceId: key, until: FAR }, accountId: 'a', event: event(FAR) });
+
 async function eventually(predicate: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await predicate())) {
@@ -126,21 +134,22 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const storage = createPostgresStorage({ pool: backend.admin, schema });
       const count = async (table: string) =>
         Number((await backend.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".${table}`)).rows[0]!.n);
-      for (let i = 0; i < 5; i++) await storage.takeTokens([{ key: `fast${i}`, capacity: 2, refillMs: 5 }], T0);
-      await storage.takeTokens([{ key: 'slow', capacity: 2, refillMs: 60_000 }], T0);
+      // Token takes are admissions whose keys outlive the test; the five `p<i>` keys expire.
+      for (let i = 0; i < 5; i++) await admit(storage, `take${i}`, [{ key: `fast${i}`, capacity: 2, refillMs: 5 }], FAR);
+      await admit(storage, 'take-slow', [{ key: 'slow', capacity: 2, refillMs: 60_000 }], FAR);
       for (let i = 0; i < 5; i++) await storage.claimWidgetPush(`quiet${i}`, T0, 10);
       await storage.claimWidgetPush('busy', T0, 10);
       await storage.claimWidgetPush('busy', T0 + 1, 10); // trailing push pending
-      for (let i = 0; i < 5; i++) await storage.recordPress(`p${i}`, randomUUID(), T0, T0 + 10);
+      for (let i = 0; i < 5; i++) await admit(storage, `p${i}`, [], T0 + 10);
 
       expect(await storage.purgeExpired(T0 + 10, 2)).toBe(2);
       expect(await count('token_buckets')).toBe(4);
       expect(await count('throttle_windows')).toBe(4);
-      expect(await count('press_keys')).toBe(3);
+      expect(await count('press_keys')).toBe(6 + 3);
       for (let i = 0; i < 5; i++) await storage.purgeExpired(T0 + 10, 2);
       expect(await count('token_buckets')).toBe(1); // 'slow' is not full yet
       expect(await count('throttle_windows')).toBe(1); // 'busy' keeps its pending trailing push
-      expect(await count('press_keys')).toBe(0);
+      expect(await count('press_keys')).toBe(6);
       expect(await storage.claimTrailingPush('busy', T0 + 10, 10)).toBe(true);
       expect(await storage.claimWidgetPush('quiet0', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
       await storage.close();
@@ -150,8 +159,8 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const schema = newSchema('purgel');
       await migrate(backend.admin, { schema });
       const storage = createPostgresStorage({ pool: backend.admin, schema });
-      await storage.recordPress('held', 'e1', T0, T0 + 10);
-      await storage.recordPress('free', 'e2', T0, T0 + 10);
+      await admit(storage, 'held', [], T0 + 10);
+      await admit(storage, 'free', [], T0 + 10);
       const holder = await (backend.newPool() as pg.Pool).connect();
       try {
         await holder.query('BEGIN');

@@ -43,15 +43,4 @@ export function listingTests(get: GetHandles): void {
     expect((await storage.listWidgetsSharedWith(phone.id)).map((w) => w.slug)).toEqual([w1b.slug]);
     expect(await storage.listWidgetsSharedWith(uid('no-device'))).toEqual([]);
   });
-
-  it('findPress reads a press key without creating it, honouring expiry', async () => {
-    const { storage, peer } = get();
-    const key = uid('press');
-    const id = randomUUID();
-    expect(await storage.findPress(key, T0)).toBeNull();
-    expect(await storage.recordPress(key, id, T0, T0 + 100)).toEqual({ created: true, eventId: id });
-    expect(await peer.findPress(key, T0 + 99)).toBe(id);
-    expect(await storage.findPress(key, T0 + 100)).toBeNull();
-    expect(await storage.findPress(uid('press'), T0)).toBeNull();
-  });
 }

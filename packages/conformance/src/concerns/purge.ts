@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '@tilecast/core';
 import { beforeEach, expect, it } from 'vitest';
-import { type GetHandles, newEvent, uid } from '../harness.js';
+import { type GetHandles, admitKey, newEvent, uid } from '../harness.js';
 
 /**
  * Purge tests live far below every other test's times (`T0`), so on a shared database
@@ -26,9 +26,9 @@ export function purgeTests(get: GetHandles): void {
     await storage.appendEvent(account, newEvent(P0 + 100));
     const kept = await storage.appendEvent(account, newEvent(P0 + 10_000));
     const [shortPress, longPress] = [uid('press'), uid('press')];
-    await storage.recordPress(shortPress, randomUUID(), P0, P0 + 100);
+    await admitKey(storage, shortPress, randomUUID(), P0, P0 + 100);
     const longId = randomUUID();
-    await storage.recordPress(longPress, longId, P0, P0 + 10_000);
+    await admitKey(storage, longPress, longId, P0, P0 + 10_000);
     expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(true);
     expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 10_000)).toBe(true);
     const [shortEvent, longEvent] = [randomUUID(), randomUUID()];
@@ -44,8 +44,8 @@ export function purgeTests(get: GetHandles): void {
     expect(await storage.lastEventPosition(account)).toBe(3);
     expect((await storage.appendEvent(account, newEvent(P0 + 10_000))).position).toBe(4);
     const again = randomUUID();
-    expect(await storage.recordPress(shortPress, again, P0, P0 + 100)).toEqual({ created: true, eventId: again });
-    expect(await storage.recordPress(longPress, randomUUID(), P0, P0 + 100)).toEqual({ created: false, eventId: longId });
+    expect(await admitKey(storage, shortPress, again, P0, P0 + 100)).toEqual({ created: true, eventId: again });
+    expect(await admitKey(storage, longPress, randomUUID(), P0, P0 + 100)).toEqual({ created: false, eventId: longId });
     expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(true);
     expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(false);
     expect(await storage.claimWebhookDelivery(shortEvent, '*', 'b', P0, P0 + 100)).toBe(true);
@@ -58,7 +58,7 @@ export function purgeTests(get: GetHandles): void {
     const event = await storage.appendEvent(account, newEvent(P0 + 100));
     const press = uid('press');
     const pressId = randomUUID();
-    await storage.recordPress(press, pressId, P0, P0 + 100);
+    await admitKey(storage, press, pressId, P0, P0 + 100);
     expect(await storage.acquireStreamLease(account, uid('lease'), 1, P0, 100)).toBe(true);
     const claimed = randomUUID();
     await storage.claimWebhookDelivery(claimed, '*', 'a', P0, P0 + 100);
@@ -66,7 +66,7 @@ export function purgeTests(get: GetHandles): void {
     expect(await storage.purgeExpired(P0 + 99, 100)).toBe(0);
 
     expect(await storage.readEvents(account, 0, P0 + 99, 10)).toEqual([event]);
-    expect(await storage.recordPress(press, randomUUID(), P0 + 99, P0 + 200)).toEqual({ created: false, eventId: pressId });
+    expect(await admitKey(storage, press, randomUUID(), P0 + 99, P0 + 200)).toEqual({ created: false, eventId: pressId });
     expect(await storage.acquireStreamLease(account, uid('lease'), 1, P0 + 99, 100)).toBe(false);
     expect(await storage.claimWebhookDelivery(claimed, '*', 'b', P0 + 99, P0 + 100)).toBe(false);
   });
@@ -75,7 +75,7 @@ export function purgeTests(get: GetHandles): void {
     const { storage } = get();
     const accounts = [uid('acct'), uid('acct')];
     for (let i = 0; i < 5; i++) await storage.appendEvent(accounts[i % 2]!, newEvent(P0 + 100));
-    for (let i = 0; i < 5; i++) await storage.recordPress(uid('press'), randomUUID(), P0, P0 + 100);
+    for (let i = 0; i < 5; i++) await admitKey(storage, uid('press'), randomUUID(), P0, P0 + 100);
     for (let i = 0; i < 3; i++) expect(await storage.acquireStreamLease(accounts[0]!, uid('lease'), 10, P0, 100)).toBe(true);
 
     expect(await storage.purgeExpired(P0 + 100, 2)).toBe(2 + 2 + 2);

@@ -32,19 +32,21 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   if (widget === null || !(await isShownOn(context, widget, device))) fail({ kind: 'widget_not_found' });
   const kind = checkAction(widget, press);
 
-  const key = JSON.stringify([press.owner, press.slug, press.request_id]);
-  // A retry of a press already accepted is answered without spending tokens.
-  const known = await storage.findPress(key, clock.now());
-  if (known !== null) return known;
-  if (!(await storage.takeTokens(pressRateRules(device.id, press.owner, press.slug), clock.now()))) {
-    fail({ kind: 'too_many_presses' });
-  }
   const now = clock.now();
-  const recorded = await storage.recordPress(key, pressEventId(press.owner, press.slug, press.request_id), now, now + PRESS_KEY_TTL_MS);
-  if (!recorded.created) return recorded.eventId; // a concurrent retry won the race
-
-  await storage.notePress(widgetKey(press.owner, press.slug), device.id, now + CONFIRMATION_WINDOW_MS);
-  const event = await storage.appendEvent(press.owner, pressEvent(recorded.eventId, press, kind, now));
+  // One atomic store call: a retry of an accepted press is answered with its event id
+  // without spending tokens, and an admitted key always has its event logged.
+  const admission = await storage.admitPress({
+    key: JSON.stringify([press.owner, press.slug, press.request_id]),
+    keyExpiresAt: now + PRESS_KEY_TTL_MS,
+    rules: pressRateRules(device.id, press.owner, press.slug),
+    now,
+    note: { widgetKey: widgetKey(press.owner, press.slug), deviceId: device.id, until: now + CONFIRMATION_WINDOW_MS },
+    accountId: press.owner,
+    event: pressEvent(pressEventId(press.owner, press.slug, press.request_id), press, kind, now),
+  });
+  if (admission.outcome === 'duplicate') return admission.eventId;
+  if (admission.outcome === 'limited') fail({ kind: 'too_many_presses' });
+  const { event } = admission;
   // Framed once here; the account's streams on this instance take the frame as it is.
   context.bus.notify(press.owner, frameEvent(event));
   context.onEvent(press.owner, press.slug, event);

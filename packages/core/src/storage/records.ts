@@ -117,6 +117,31 @@ export interface TokenBucketRule {
   refillMs: number;
 }
 
+/** A press to admit (`Storage.admitPress`): everything its acceptance writes, at once. */
+export interface PressAdmission {
+  /** De-duplication key (owner, slug and the phone's `request_id`). */
+  key: string;
+  /** The key de-duplicates while `keyExpiresAt > now`. */
+  keyExpiresAt: number;
+  /** One token is taken from each of these buckets, or none from any. */
+  rules: TokenBucketRule[];
+  now: number;
+  /** The press note written with the press (as `notePress` would). */
+  note: { widgetKey: string; deviceId: string; until: number };
+  /** The account whose log gets the event. */
+  accountId: string;
+  /** The press's event; its `id` is what a later duplicate is answered with. */
+  event: Omit<StoredEvent, 'position'>;
+}
+
+export type PressAdmissionResult =
+  /** The key was already admitted and has not expired: nothing was written. */
+  | { outcome: 'duplicate'; eventId: string }
+  /** A bucket had no token: nothing was written. */
+  | { outcome: 'limited' }
+  /** Key recorded, tokens taken, note written, event logged (with its position). */
+  | { outcome: 'accepted'; event: StoredEvent };
+
 export type PushClaim =
   /** Send now; the window runs until `windowEndsAt`. */
   | { send: 'now'; windowEndsAt: number }

@@ -5,12 +5,13 @@ import type {
   ActivityStateName,
   ActivityUpdateResult,
   DeviceRecord,
+  PressAdmission,
+  PressAdmissionResult,
   WidgetContentResult,
   WriteGuard,
   PushClaim,
   StoredEvent,
   Subscription,
-  TokenBucketRule,
   WidgetDefinition,
   WidgetRecord,
 } from './records.js';
@@ -29,7 +30,7 @@ import type {
  *   `now` (epoch milliseconds) from the caller's injected clock.
  * - Records returned are copies: mutating them never changes the store.
  * - The store may keep the objects given to the publishing hot paths (`content` of
- *   `setWidgetContent` and `applyActivityUpdate`, the event of `appendEvent`), and the
+ *   `setWidgetContent` and `applyActivityUpdate`, the event of `appendEvent` and `admitPress`), and the
  *   record such a write returns holds the given object itself: the caller hands them over
  *   and never changes them afterwards (the core never does; its validated content and
  *   events are new objects per request). Everything else passed in is copied.
@@ -162,25 +163,20 @@ export interface Storage {
 
   // ── press intake ──────────────────────────────────────────────────────────
   /**
-   * **ATOMIC.** Token buckets: refills each bucket (`capacity` at most, one token per
-   * `refillMs` since its last refill), then takes one token from every bucket if each has
-   * at least one, else takes none. All or nothing across the rules; never negative.
+   * **ATOMIC**, all or nothing. Admits a press:
+   * 1. de-duplication: if `key` is held and unexpired (`expiresAt > now`), answers
+   *    `{outcome: 'duplicate', eventId}` with the holder's event id and writes nothing;
+   * 2. rate limits (token buckets): refills each bucket of `rules` (`capacity` at most, one
+   *    token per `refillMs` since its last refill), then takes one token from every bucket
+   *    if each has one; if any has none, answers `{outcome: 'limited'}` and writes nothing
+   *    (no key, no token, no note, no event);
+   * 3. otherwise records `key` with `event.id` until `keyExpiresAt`, writes the press note
+   *    (as `notePress`), appends `event` to `accountId`'s log (as `appendEvent`) and answers
+   *    `{outcome: 'accepted', event}` with its position.
+   * An admitted key therefore always has its event logged: a retry after any failure
+   * either finds nothing (and admits again) or finds the key and its event.
    */
-  takeTokens(rules: TokenBucketRule[], now: number): Promise<boolean>;
-  /**
-   * **ATOMIC.** De-duplicates a press by `key` (e.g. `<owner>/<slug>/<request_id>`):
-   * the first call stores `eventId` until `expiresAt` and returns `{created: true, eventId}`;
-   * later calls before expiry return the first call's id with `created: false`.
-   */
-  recordPress(
-    key: string,
-    eventId: string,
-    now: number,
-    expiresAt: number,
-  ): Promise<{ created: boolean; eventId: string }>;
-
-  /** The event id of an unexpired press `key` (`expiresAt > now`), or null. Read-only. */
-  findPress(key: string, now: number): Promise<string | null>;
+  admitPress(press: PressAdmission): Promise<PressAdmissionResult>;
   /**
    * Notes that device `deviceId` pressed a tile of widget `widgetKey`, remembered until
    * `until`; a later note for the same pair replaces it (the latest press counts).
