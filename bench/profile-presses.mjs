@@ -9,9 +9,11 @@ const dir = '/tmp/tilecast-prof';
 rmSync(dir, { recursive: true, force: true });
 const script = kind === 'baseline' ? 'baselines/sse-node-http.mjs' : 'servers/tilecast-streams.mjs';
 // NO_PROF=1: no profiler, for the per-thread CPU table alone.
-const nodeArgs = process.env.NO_PROF ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+const nodeArgs = [...(process.env.NO_PROF ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`]), ...(process.env.NODE_ARGS?.split(' ') ?? [])];
 const server = await startServer(script, { args: [accounts], nodeArgs });
 const result = await runPressLoad({ server, kind, accounts: Number(accounts), rate: Number(rate), seconds: Number(seconds), localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}` });
-console.log({ deliveries: result.deliveries, expected: result.expected, cpuPerDelivery: result.cpuMicros / result.deliveries });
+const sorted = [...result.latencies].sort((a, b) => a - b);
+const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor((q / 100) * sorted.length))]?.toFixed(2);
+console.log({ deliveries: result.deliveries, expected: result.expected, cpuPerDelivery: result.cpuMicros / result.deliveries, p50: p(50), p99: p(99), max: p(100) });
 console.table(result.threads); // ms of CPU per thread over the load window
 await server.stop();
