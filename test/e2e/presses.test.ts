@@ -58,6 +58,22 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
     expect(await api.storage.lastEventPosition('acme')).toBe(1);
   });
 
+  it('a press whose admission fails gets 500 and leaves nothing behind; its retry is admitted once', async () => {
+    const admit = api.storage.admitPress.bind(api.storage);
+    let failures = 1;
+    api.storage.admitPress = async (admission) => {
+      if (failures-- > 0) throw new Error('store unavailable');
+      return admit(admission);
+    };
+    const failed = await press({ action: 'bell', request_id: 'flaky' });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ detail: 'Internal Server Error' });
+    expect(await api.storage.lastEventPosition('acme')).toBe(0);
+    const retried = await press({ action: 'bell', request_id: 'flaky' });
+    expect(retried.status).toBe(202);
+    expect((await events()).map((event) => event.id)).toEqual([retried.body.event_id]);
+  });
+
   it('the same request_id on another widget is another press', async () => {
     await api.tilecast.management.createWidget({ account: 'acme', slug: 'panel', template: 'switchboard' });
     await request(api, 'PATCH', '/widget/panel', { token: f.acme, body: { content: switchboardContent() } });
