@@ -25,35 +25,45 @@ export function bucketIsFull(bucket: Bucket, now: number): boolean {
 
 /**
  * Refills, checks and spends every bucket of `rules` in one synchronous step: one token
- * from each, or none from any.
+ * from each, or none from any. A key named twice is taken from twice, and its last rule
+ * sets capacity and refill time (as in the PostgreSQL store).
  */
 function takeTokens(state: MemoryState, rules: TokenBucketRule[], now: number): boolean {
   // Usually two rules with different keys: an array, not a Map, and each bucket looked
   // up once (these maps hold an entry per phone and widget, so lookups are not free).
-  const wanted: { key: string; bucket: Bucket; take: number; fresh: boolean }[] = [];
+  const wanted: { rule: TokenBucketRule; take: number }[] = [];
   for (const rule of rules) {
-    const same = wanted.find((entry) => entry.key === rule.key);
+    const same = wanted.find((entry) => entry.rule.key === rule.key);
     if (same) {
+      same.rule = rule;
       same.take += 1;
-      continue;
-    }
-    let bucket = state.buckets.get(rule.key);
-    const fresh = bucket === undefined;
-    if (bucket === undefined) {
-      bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
     } else {
-      bucket.capacity = rule.capacity;
-      bucket.refillMs = rule.refillMs;
-      refill(bucket, now);
-      bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
+      wanted.push({ rule, take: 1 });
     }
-    wanted.push({ key: rule.key, bucket, take: 1, fresh });
   }
-  // Refilling changes nothing observable, so new (full) buckets may be kept either way.
-  for (const { key, bucket, fresh } of wanted) if (fresh) state.buckets.set(key, bucket);
-  if (wanted.some(({ bucket, take }) => bucket.tokens < take)) return false;
-  for (const { bucket, take } of wanted) bucket.tokens -= take;
+  const buckets = wanted.map(({ rule }) => refilledBucket(state, rule, now));
+  if (wanted.some(({ take }, i) => buckets[i]!.tokens < take)) return false;
+  wanted.forEach(({ take }, i) => (buckets[i]!.tokens -= take));
   return true;
+}
+
+/**
+ * The rule's bucket, refilled to `now` under the rule's capacity and refill time. A new
+ * one starts full and is kept at once: refilling changes nothing observable, so it may
+ * stay even when the take is refused.
+ */
+function refilledBucket(state: MemoryState, rule: TokenBucketRule, now: number): Bucket {
+  let bucket = state.buckets.get(rule.key);
+  if (bucket === undefined) {
+    bucket = { tokens: rule.capacity, refilledAt: now, capacity: rule.capacity, refillMs: rule.refillMs };
+    state.buckets.set(rule.key, bucket);
+    return bucket;
+  }
+  bucket.capacity = rule.capacity;
+  bucket.refillMs = rule.refillMs;
+  refill(bucket, now);
+  bucket.tokens = Math.min(bucket.tokens, bucket.capacity);
+  return bucket;
 }
 
 function notePress(state: MemoryState, widgetKey: string, deviceId: string, until: number): void {
