@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import { runPressLoad } from './lib/press-load.mjs';
 import { startServer } from './lib/process.mjs';
+import { percentile } from './lib/stats.mjs';
 
 const [kind = 'tilecast', accounts = '2500', rate = '1000', seconds = '10'] = process.argv.slice(2);
 const dir = '/tmp/tilecast-prof';
@@ -12,8 +13,7 @@ const script = kind === 'baseline' ? 'baselines/sse-node-http.mjs' : 'servers/ti
 const nodeArgs = [...(process.env.NO_PROF ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`]), ...(process.env.NODE_ARGS?.split(' ') ?? [])];
 const server = await startServer(script, { args: [accounts], nodeArgs });
 const result = await runPressLoad({ server, kind, accounts: Number(accounts), rate: Number(rate), seconds: Number(seconds), localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}` });
-const sorted = [...result.latencies].sort((a, b) => a - b);
-const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor((q / 100) * sorted.length))]?.toFixed(2);
+const p = (q) => percentile(result.latencies, q).toFixed(2);
 console.log({ deliveries: result.deliveries, expected: result.expected, cpuPerDelivery: result.cpuMicros / result.deliveries, p50: p(50), p99: p(99), max: p(100) });
 console.table(result.threads); // ms of CPU per thread over the load window
 await server.stop();

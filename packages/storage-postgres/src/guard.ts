@@ -10,7 +10,6 @@ export const credentialHolds = (t: Tables, account: string, tokenHash: string): 
   `(${tokenHash}::text IS NULL OR EXISTS (SELECT 1 FROM ${t.accounts} a
      WHERE a.id = ${account} AND a.token_hash = ${tokenHash} AND a.subscription = 'active'))`;
 
-
 /**
  * Why a guarded write of the row (`account_id`, `slug`) of `table` changed nothing, read
  * right after it (one more round trip, on refusals only).

@@ -7,7 +7,6 @@ import * as v from 'valibot';
 import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
-/** A JSON object: not an array, not a class instance. */
 /**
  * Sets an own, enumerable, writable property, also for the key `__proto__` (which plain
  * assignment would take as the prototype): for objects built from keys that come from input.
@@ -17,6 +16,7 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   else target[key] = value;
 }
 
+/** A JSON object: not an array, not a class instance. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);

@@ -48,4 +48,3 @@ export async function updateActivity(
   context.devices.activityChanged(result.activity, result.transition);
   return { state: result.activity.state, content: withIconV2(result.activity.content as Record<string, unknown>) };
 }
-
