@@ -5,6 +5,7 @@ import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/sch
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
 import { compareInProcess } from './lib/in-process.mjs';
+import { activityAnswer, widgetAnswer } from './lib/spec-echo.mjs';
 
 const kind = process.argv[2] ?? 'widget';
 const N = Number(process.argv[3] ?? 200000);
@@ -24,7 +25,7 @@ async function baseline() {
   const body = JSON.parse(bytes.toString());
   const result = v.safeParse(schema, body.content, { abortEarly: false, abortPipeEarly: true });
   store.set(path, result.output);
-  return JSON.stringify({ content: result.output, stale_after: null });
+  return JSON.stringify(kind === 'activity' ? activityAnswer(body.state, result.output) : widgetAnswer(result.output));
 }
 async function tile() {
   const result = await tilecast.handle(request());

@@ -1,8 +1,10 @@
 // Baseline for P1/P3: bare node:http that reads the body, validates the content with the
-// same valibot schema Tilecast uses, stores it in a Map and answers with the validated content.
+// same valibot schema Tilecast uses, stores it in a Map and answers with the validated content
+// in the response shape the specification gives (so both servers send the same bytes).
 import * as v from 'valibot';
 import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/schemas';
 import { readBody, serve } from '../lib/serve.mjs';
+import { activityAnswer, widgetAnswer } from '../lib/spec-echo.mjs';
 
 const kind = process.argv[2]; // 'widget' | 'activity'
 const schema = kind === 'activity' ? activityContentSchemas.progress : widgetContentSchemas.switchboard;
@@ -16,6 +18,6 @@ await serve(async (req, res) => {
     return;
   }
   store.set(req.url, result.output);
-  const payload = JSON.stringify(kind === 'activity' ? { state: body.state, content: result.output } : { content: result.output, stale_after: null });
+  const payload = JSON.stringify(kind === 'activity' ? activityAnswer(body.state, result.output) : widgetAnswer(result.output));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
 });
