@@ -325,6 +325,14 @@ describe('retries', () => {
     expect(written).toBeLessThan(64 * 1024 * 1024);
   });
 
+  it('deliveries one after another share one kept-alive connection (each answer is read to its end)', async () => {
+    receiver.script((_request, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok '.repeat(1000)));
+    const d = dispatcher();
+    for (let i = 0; i < 3; i++) await deliver(d, event());
+    expect(receiver.requests).toHaveLength(3);
+    expect(receiver.connections()).toBe(1);
+  });
+
   it('proxy environment variables do not route webhook traffic', async () => {
     const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, https_proxy: process.env.https_proxy };
     process.env.HTTPS_PROXY = process.env.https_proxy = 'http://127.0.0.1:9';
