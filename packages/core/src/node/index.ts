@@ -97,8 +97,13 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
       }
       chunks.push(chunk);
     };
-    // At its end the request is done with: its listeners go with it, no need to remove them.
-    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    // Removed at the end too: a kept-alive connection holds on to its last request until
+    // the next one comes, and with it these listeners and the body they hold. On an idle
+    // connection that is up to 64 KiB for as long as the client keeps it open.
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
     const onError = (error: Error) => {
       cleanup();
       reject(error);
