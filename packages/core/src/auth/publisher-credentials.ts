@@ -65,19 +65,18 @@ export class PublisherCredentials {
    * the write's guard; a refusal of any kind is answered only after a fresh lookup (a
    * stale token gets its 401 or 402, never another answer). If the fresh lookup finds the
    * credential good after all, the write runs again once with it. `write` must not read
-   * the request body twice (see `once`).
+   * the request body twice (see `once`), and fails by rejecting, never by throwing.
    */
-  async publishAs<T>(request: CoreRequest, write: (credential: PublisherCredential) => Promise<T>): Promise<T> {
+  publishAs<T>(request: CoreRequest, write: (credential: PublisherCredential) => Promise<T>): Promise<T> {
+    // Promise steps rather than an async function: this wraps every publisher write.
     const cached = this.#recall(request);
-    if (cached === undefined) return write(await this.authenticate(request));
-    try {
-      return await write(cached);
-    } catch (error) {
+    if (cached === undefined) return this.authenticate(request).then(write);
+    return write(cached).catch(async (error: unknown) => {
       const fresh = await this.authenticate(request);
       const guardRefused = isTilecastError(error) && error.error.kind === 'unauthorized';
       if (guardRefused) return write(fresh);
       throw error;
-    }
+    });
   }
 }
 

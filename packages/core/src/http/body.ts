@@ -14,9 +14,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * that every storage can keep (no NUL, no unpaired surrogate). Works on raw bytes
  * and on a body the host framework already parsed.
  */
-export async function readJsonBody(request: CoreRequest): Promise<unknown> {
-  return (await readJsonBodySized(request)).value;
+export function readJsonBody(request: CoreRequest): Promise<unknown> {
+  return readJsonBodySized(request).then(valueOf);
 }
+
+const valueOf = (read: { value: unknown }): unknown => read.value;
 
 /** `readJsonBody`, plus the body's size in bytes when known (a bound for size limits downstream). */
 export async function readJsonBodySized(request: CoreRequest): Promise<{ value: unknown; byteLength: number | undefined }> {
