@@ -96,9 +96,12 @@ class LogFollower {
   ) {}
 
   wake(event?: FramedEvent): void {
-    // The next event in order, while nothing is being read: send it as it is.
+    // The next event in order, while nothing is being read: send it as it is, at once
+    // (the sink queues it; nothing to wait for). This runs for every event on every
+    // stream of its account, so it makes no promise and no array.
     if (event !== undefined && !this.#reading && event.position === this.cursor + 1) {
-      void this.#send([event], this.context.clock.now());
+      this.cursor = event.position;
+      if (event.expiresAt > this.context.clock.now() && matchesFilters(event, this.filters)) void this.session.send(event.frame);
       return;
     }
     this.#again = true;

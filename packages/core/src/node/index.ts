@@ -186,6 +186,9 @@ function createSseSink(res: ServerResponse): SseSink {
   return new NodeSseSink(res, closeController(res));
 }
 
+/** What every SSE write answers: one settled promise, not a new one per write. */
+const written = Promise.resolve();
+
 /** A class, not a literal with a getter: one per open stream, so its size counts. */
 class NodeSseSink implements SseSink {
   constructor(
@@ -205,7 +208,7 @@ class NodeSseSink implements SseSink {
     // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
     // client stopped reading (reference-deployment §9), instead of stalling its loop.
     if (!this.controller.signal.aborted && !this.res.writableEnded) this.res.write(text);
-    return Promise.resolve();
+    return written;
   }
 
   end(): void {

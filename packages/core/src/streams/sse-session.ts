@@ -9,6 +9,8 @@ export interface SseTimings {
   lifetimeMs: number;
 }
 
+const settled = Promise.resolve();
+
 /** A stream whose client stops reading is ended once more than this is queued (reference-deployment §9). */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
 
@@ -55,11 +57,15 @@ class StreamSession implements SseSession {
     this.#schedule();
   }
 
-  async send(text: string): Promise<void> {
-    if (this.ended) return;
-    if (this.sink.bufferedBytes > MAX_QUEUED_BYTES) return this.end();
+  // Not an async function: every event of every stream goes through here.
+  send(text: string): Promise<void> {
+    if (this.ended) return settled;
+    if (this.sink.bufferedBytes > MAX_QUEUED_BYTES) {
+      this.end();
+      return settled;
+    }
     this.#lastWriteAt = this.clock.now();
-    await this.sink.write(text);
+    return this.sink.write(text);
   }
 
   wake(): void {
