@@ -25,7 +25,9 @@ export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options
   const { path, query } = splitUrl(options.url ?? req.url ?? '/');
   const body: RequestBody =
     options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
-  return new NodeCoreRequest((req.method ?? 'GET').toUpperCase(), path, query, req.headers as Record<string, HeaderValue>, body, res);
+  // As received: methods are case-sensitive (RFC 9110 §9.1), and Node's parser only
+  // produces the registered ones, in upper case.
+  return new NodeCoreRequest(req.method ?? 'GET', path, query, req.headers as Record<string, HeaderValue>, body, res);
 }
 
 /**
