@@ -66,7 +66,9 @@ function parseJson(bytes: Uint8Array): unknown {
  * into U+FFFD, so only a text containing U+FFFD (rare) is decoded again strictly.
  */
 function decodeUtf8(bytes: Uint8Array): string {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // Node adapters hand over a Buffer already: no second view of the same bytes.
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buffer.toString('utf8');
   return text.includes('\uFFFD') ? utf8.decode(bytes) : text;
 }
 
