@@ -133,11 +133,12 @@ const controllers = new WeakMap<ServerResponse, AbortController>();
 function closeController(res: ServerResponse): AbortController {
   let controller = controllers.get(res);
   if (controller === undefined) {
-    controller = new AbortController();
-    controllers.set(res, controller);
-    const abort = controller.abort.bind(controller);
-    if (res.closed) abort();
-    else res.once('close', () => abort());
+    const created = new AbortController();
+    controllers.set(res, created);
+    // 'close' comes once: a plain listener, without `once`'s wrapper and bound state.
+    if (res.closed) created.abort();
+    else res.on('close', () => created.abort());
+    controller = created;
   }
   return controller;
 }
@@ -181,7 +182,10 @@ function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind:
   });
   res.flushHeaders();
   const sink = createSseSink(res);
-  return result.run(sink).finally(() => sink.end());
+  // Ended whatever way the run ends (`finally` would keep two more closures per stream).
+  // A run that failed leaves an ended response: nothing more to answer.
+  const end = () => sink.end();
+  return result.run(sink).then(end, end);
 }
 
 function createSseSink(res: ServerResponse): SseSink {
@@ -230,11 +234,19 @@ export function handleNodeRequest(
   res: ServerResponse,
   options: ToCoreRequestOptions = {},
 ): Promise<void> {
-  const failed = () => answerFailure(res);
+  // One `then` with both handlers, which are let go once it ran: an event stream (whose
+  // runner never rejects) keeps no failure handler for its whole life.
+  const write = (result: CoreResult) => {
+    try {
+      return writeCoreResult(res, result);
+    } catch {
+      return answerFailure(res);
+    }
+  };
   try {
-    return tilecast.handle(toCoreRequest(req, res, options)).then((result) => writeCoreResult(res, result)).catch(failed);
+    return tilecast.handle(toCoreRequest(req, res, options)).then(write, () => answerFailure(res));
   } catch {
-    failed();
+    answerFailure(res);
     return Promise.resolve();
   }
 }

@@ -44,6 +44,8 @@ class StreamSession implements SseSession {
   #lastWriteAt: number;
   readonly #endsAt: number;
   #endHandlers: (() => void)[] | undefined;
+  /** One callback for every re-arming of the timer (it is re-armed after each ping interval). */
+  readonly #onTimer = (): void => this.#tick();
 
   constructor(
     private readonly sink: SseSink,
@@ -114,7 +116,7 @@ class StreamSession implements SseSession {
     if (this.ended) return;
     const now = this.clock.now();
     const pingAt = this.#lastWriteAt + this.timings.pingMs;
-    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, Math.min(pingAt, this.#endsAt) - now));
+    this.#timer = this.clock.setTimeout(this.#onTimer, Math.max(0, Math.min(pingAt, this.#endsAt) - now));
   }
 
   #tick(): void {
