@@ -21,5 +21,6 @@ export * from './http/index.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
 export { writeRefusal } from './storage/write-guard.js';
+export { tokenTakes, type TokenTake } from './storage/token-takes.js';
 export type * from './transport/device-transport.js';
 export * from './webhooks/index.js';

@@ -1,4 +1,4 @@
-import type { Storage, TokenBucketRule } from '@tilecast/core';
+import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
 import { appendToLog } from './events.js';
 import { byCodeUnit, type Bucket, type MemoryState } from './state.js';
 
@@ -25,22 +25,12 @@ export function bucketIsFull(bucket: Bucket, now: number): boolean {
 
 /**
  * Refills, checks and spends every bucket of `rules` in one synchronous step: one token
- * from each, or none from any. A key named twice is taken from twice, and its last rule
- * sets capacity and refill time (as in the PostgreSQL store).
+ * from each, or none from any (a key named twice: see core's `tokenTakes`).
  */
 function takeTokens(state: MemoryState, rules: TokenBucketRule[], now: number): boolean {
-  // Usually two rules with different keys: an array, not a Map, and each bucket looked
-  // up once (these maps hold an entry per phone and widget, so lookups are not free).
-  const wanted: { rule: TokenBucketRule; take: number }[] = [];
-  for (const rule of rules) {
-    const same = wanted.find((entry) => entry.rule.key === rule.key);
-    if (same) {
-      same.rule = rule;
-      same.take += 1;
-    } else {
-      wanted.push({ rule, take: 1 });
-    }
-  }
+  // Each bucket looked up once (these maps hold an entry per phone and widget, so lookups
+  // are not free).
+  const wanted = tokenTakes(rules);
   const buckets = wanted.map(({ rule }) => refilledBucket(state, rule, now));
   if (wanted.some(({ take }, i) => buckets[i]!.tokens < take)) return false;
   wanted.forEach(({ take }, i) => (buckets[i]!.tokens -= take));

@@ -1,4 +1,4 @@
-import type { Storage, TokenBucketRule } from '@tilecast/core';
+import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
 import { type Ctx, type Queryable, type Tables, num, transaction } from './db.js';
 import { appendEventWith } from './events.js';
 
@@ -20,21 +20,10 @@ const PERIODS = `(GREATEST(0, $2::bigint - b.refilled_at) / EXCLUDED.refill_ms)`
  * them. A refused take spends nothing (refilling alone changes nothing observable).
  */
 async function takeTokens(client: Queryable, t: Tables, rules: TokenBucketRule[], now: number): Promise<boolean> {
-  const wanted = new Map<string, { rule: TokenBucketRule; take: number }>();
-  for (const rule of rules) {
-    const entry = wanted.get(rule.key);
-    if (entry) {
-      entry.take += 1;
-      entry.rule = rule; // the last rule for a key sets capacity and refill time, as in memory
-    } else {
-      wanted.set(rule.key, { rule, take: 1 });
-    }
-  }
-  if (wanted.size === 0) return true;
-  const keys = [...wanted.keys()].sort(byCodeUnit);
+  const wanted = tokenTakes(rules).sort((a, b) => byCodeUnit(a.rule.key, b.rule.key));
+  if (wanted.length === 0) return true;
   let enough = true;
-  for (const key of keys) {
-    const { rule, take } = wanted.get(key)!;
+  for (const { rule, take } of wanted) {
     const { rows } = await client.query<{ tokens: string | number }>(
       `INSERT INTO ${t.tokenBuckets} AS b (key, tokens, refilled_at, capacity, refill_ms) VALUES ($1, $3, $2, $3, $4)
        ON CONFLICT (key) DO UPDATE SET
@@ -49,7 +38,7 @@ async function takeTokens(client: Queryable, t: Tables, rules: TokenBucketRule[]
            WHEN b.tokens + ${PERIODS} >= EXCLUDED.capacity THEN $2::bigint
            ELSE b.refilled_at + ${PERIODS} * EXCLUDED.refill_ms END
        RETURNING tokens`,
-      [key, now, rule.capacity, rule.refillMs],
+      [rule.key, now, rule.capacity, rule.refillMs],
     );
     if (num(rows[0]!.tokens) < take) enough = false;
   }
@@ -57,7 +46,7 @@ async function takeTokens(client: Queryable, t: Tables, rules: TokenBucketRule[]
   await client.query(
     `UPDATE ${t.tokenBuckets} AS b SET tokens = b.tokens - w.take
      FROM unnest($1::text[], $2::bigint[]) AS w(key, take) WHERE b.key = w.key`,
-    [keys, keys.map((key) => wanted.get(key)!.take)],
+    [wanted.map(({ rule }) => rule.key), wanted.map(({ take }) => take)],
   );
   return true;
 }
