@@ -100,8 +100,7 @@ class LogFollower {
     // (the sink queues it; nothing to wait for). This runs for every event on every
     // stream of its account, so it makes no promise and no array.
     if (event !== undefined && !this.#reading && event.position === this.cursor + 1) {
-      this.cursor = event.position;
-      if (event.expiresAt > this.context.clock.now() && matchesFilters(event, this.filters)) void this.session.send(event.frame);
+      void this.#pass(event, this.context.clock.now());
       return;
     }
     this.#again = true;
@@ -152,9 +151,15 @@ class LogFollower {
 
   async #send(events: FramedEvent[], now: number): Promise<void> {
     for (const event of events) {
-      this.cursor = event.position;
-      if (event.expiresAt > now && matchesFilters(event, this.filters)) await this.session.send(event.frame);
+      const sent = this.#pass(event, now);
+      if (sent !== undefined) await sent;
     }
+  }
+
+  /** Moves the cursor past `event` and sends it unless it expired or the filters skip it. */
+  #pass(event: FramedEvent, now: number): Promise<void> | undefined {
+    this.cursor = event.position;
+    return event.expiresAt > now && matchesFilters(event, this.filters) ? this.session.send(event.frame) : undefined;
   }
 }
 
