@@ -5,6 +5,7 @@ import type {
   DeviceRecord,
   Storage,
   StoredEvent,
+  PressAdmission,
   TokenBucketRule,
   WidgetRecord,
 } from '@tilecast/core';
@@ -136,36 +137,45 @@ export function newEvent(expiresAt: number, extra: Partial<Omit<StoredEvent, 'po
 const FAR = T0 + 1_000_000_000;
 
 /**
- * `admitPress` as a bare de-duplication: no buckets, a throwaway account, note and event
- * (which no purge test ever reaches). `created` when accepted, with the event id that
- * answered.
+ * A press admission at T0 with a fresh key, account, note and event, no buckets, and
+ * nothing expiring before `FAR` (no purge test ever reaches its note or event), unless given.
  */
-export async function admitKey(storage: Storage, key: string, eventId: string, now: number, expiresAt: number): Promise<{ created: boolean; eventId: string }> {
-  const result = await storage.admitPress({
-    key,
-    keyExpiresAt: expiresAt,
+export function admission(overrides: Partial<PressAdmission> = {}): PressAdmission {
+  return {
+    key: uid('press'),
+    keyExpiresAt: FAR,
     rules: [],
-    now,
+    now: T0,
     note: { widgetKey: uid('widget'), deviceId: uid('dev'), until: FAR },
     accountId: uid('acct'),
-    event: newEvent(FAR, { id: eventId }),
-  });
+    event: newEvent(FAR),
+    ...overrides,
+  };
+}
+
+/** `admitPress` as a bare de-duplication: `created` when accepted, with the event id that answered. */
+export async function admitKey(storage: Storage, key: string, eventId: string, now: number, expiresAt: number): Promise<{ created: boolean; eventId: string }> {
+  const result = await storage.admitPress(admission({ key, keyExpiresAt: expiresAt, now, event: newEvent(FAR, { id: eventId }) }));
   if (result.outcome === 'limited') throw new Error('an admission without buckets was limited');
   return result.outcome === 'accepted' ? { created: true, eventId: result.event.id } : { created: false, eventId: result.eventId };
 }
 
+/** A token-bucket rule on a fresh key. */
+export const bucketRule = (capacity: number, refillMs = 1_000): TokenBucketRule => ({ key: uid('bucket'), capacity, refillMs });
+
 /** `admitPress` as a bare token take: a fresh key each time; true when accepted. */
 export async function takeTokens(storage: Storage, rules: TokenBucketRule[], now: number): Promise<boolean> {
-  const result = await storage.admitPress({
-    key: uid('press'),
-    keyExpiresAt: FAR,
-    rules,
-    now,
-    note: { widgetKey: uid('widget'), deviceId: uid('dev'), until: FAR },
-    accountId: uid('acct'),
-    event: newEvent(FAR),
-  });
-  return result.outcome === 'accepted';
+  return (await storage.admitPress(admission({ rules, now }))).outcome === 'accepted';
+}
+
+/** Takes from `rules` at `now` until refused; how many takes were accepted. */
+export async function takeUntilRefused(storage: Storage, rules: TokenBucketRule[], now: number): Promise<number> {
+  let taken = 0;
+  while (await takeTokens(storage, rules, now)) {
+    taken += 1;
+    if (taken > 1_000) throw new Error('the bucket never ran dry');
+  }
+  return taken;
 }
 
 /** Content shaped like a real update, with nesting (copies must be deep). */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { PressAdmission, Storage, TokenBucketRule } from '@tilecast/core';
-import { type GetHandles, T0, admitKey, count, either, newEvent, uid } from '../harness.js';
+import { type GetHandles, T0, admission, admitKey, bucketRule as bucket, count, either, newEvent, takeUntilRefused, uid } from '../harness.js';
 
 const TTL = 5_000;
 
@@ -98,31 +97,6 @@ export function pressDedupTests(get: GetHandles): void {
     expect(results.every((r) => (r.outcome === 'accepted' ? r.event.id : r.outcome === 'duplicate' ? r.eventId : null) === id)).toBe(true);
     expect(await handles.storage.readEvents(accountId, 0, T0, 50)).toHaveLength(1);
     // Duplicates spent no tokens: 99 are left.
-    expect(await takeAll(handles.peer, rules)).toBe(99);
+    expect(await takeUntilRefused(handles.peer, rules, T0)).toBe(99);
   });
-}
-
-const bucket = (capacity: number, refillMs = 1_000): TokenBucketRule => ({ key: uid('bucket'), capacity, refillMs });
-
-/** A press admission at T0 with fresh key, account, note and event unless given. */
-function admission(overrides: Partial<PressAdmission> = {}): PressAdmission {
-  return {
-    key: uid('press'),
-    keyExpiresAt: T0 + TTL,
-    rules: [],
-    now: T0,
-    note: { widgetKey: uid('widget'), deviceId: uid('dev'), until: T0 + TTL },
-    accountId: uid('acct'),
-    event: newEvent(T0 + TTL),
-    ...overrides,
-  };
-}
-
-async function takeAll(storage: Storage, rules: TokenBucketRule[]): Promise<number> {
-  let taken = 0;
-  while ((await storage.admitPress(admission({ rules }))).outcome === 'accepted') {
-    taken += 1;
-    if (taken > 1_000) throw new Error('the bucket never ran dry');
-  }
-  return taken;
 }

@@ -1,17 +1,5 @@
-import type { Storage, TokenBucketRule } from '@tilecast/core';
 import { expect, it } from 'vitest';
-import { type GetHandles, T0, count, either, takeTokens, uid } from '../harness.js';
-
-const rule = (capacity: number, refillMs = 1_000): TokenBucketRule => ({ key: uid('bucket'), capacity, refillMs });
-
-async function takeUntilRefused(storage: Storage, rules: TokenBucketRule[], now: number): Promise<number> {
-  let taken = 0;
-  while (await takeTokens(storage, rules, now)) {
-    taken += 1;
-    if (taken > 1_000) throw new Error('the bucket never ran dry');
-  }
-  return taken;
-}
+import { type GetHandles, T0, bucketRule as rule, count, either, takeTokens, takeUntilRefused, uid } from '../harness.js';
 
 export function tokenBucketTests(get: GetHandles): void {
   it('a new bucket starts full: exactly capacity takes, then refused', async () => {
