@@ -5,6 +5,7 @@ import pg from 'pg';
 import * as v from 'valibot';
 import { widgetContentSchemas } from '@tilecast/core/schemas';
 import { readBody, serve } from '../lib/serve.mjs';
+import { widgetAnswer } from '../lib/spec-echo.mjs';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
 await pool.query('DROP TABLE IF EXISTS bench_widgets');
@@ -18,6 +19,6 @@ await serve(async (req, res) => {
     'INSERT INTO bench_widgets (slug, content, updated_at) VALUES ($1, $2, now()) ON CONFLICT (slug) DO UPDATE SET content = EXCLUDED.content, updated_at = EXCLUDED.updated_at',
     [req.url, JSON.stringify(result.output)],
   );
-  const payload = JSON.stringify({ content: result.output, stale_after: null });
+  const payload = JSON.stringify(widgetAnswer(result.output));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
 });
