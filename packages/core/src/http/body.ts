@@ -72,13 +72,13 @@ function decodeUtf8(bytes: Uint8Array): string {
   return text.includes('\uFFFD') ? utf8.decode(bytes) : text;
 }
 
-/** Header value as one string, or undefined when absent or repeated ambiguously. */
-function single(value: HeaderValue): string | undefined {
+/** A header's value as one string (repeated values joined with `, `), or undefined when absent. */
+export function singleHeader(value: HeaderValue): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function declaredLength(value: HeaderValue): number | undefined {
-  const text = single(value);
+  const text = singleHeader(value);
   if (text === undefined || !/^\d+$/.test(text)) return undefined;
   return Number(text);
 }
@@ -100,7 +100,7 @@ export function isJsonMediaType(header: HeaderValue): boolean {
 let lastMediaType: { header: HeaderValue; json: boolean } = { header: undefined, json: true };
 
 function parseIsJsonMediaType(header: HeaderValue): boolean {
-  const value = single(header);
+  const value = singleHeader(header);
   if (value === undefined) return true;
   const [essence = '', ...parameters] = value.toLowerCase().split(';');
   const [type, subtype, extra] = essence.trim().split('/');
@@ -121,7 +121,7 @@ function isAcceptableParameter(parameter: string): boolean {
 
 /** A compressed body would escape the size limit, so only identity is accepted. */
 function isIdentityEncoding(header: HeaderValue): boolean {
-  const value = single(header);
+  const value = singleHeader(header);
   return value === undefined || value.trim() === '' || value.trim().toLowerCase() === 'identity';
 }
 

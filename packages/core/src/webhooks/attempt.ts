@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import https, { type Agent } from 'node:https';
 import type { Clock } from '../clock.js';
+import { singleHeader } from '../http/body.js';
 import { isBlockedAddressError } from './address-guard.js';
 
 /** Each attempt has 2 seconds to receive an answer (spec "Delivery rules for webhooks" 1). */
@@ -63,7 +64,7 @@ export function sendAttempt(request: OutgoingRequest, options: AttemptOptions): 
       resolve(result);
     };
     req.on('response', (response) => {
-      const received: AttemptResult = { kind: 'response', status: response.statusCode ?? 0, retryAfter: single(response.headers['retry-after']) };
+      const received: AttemptResult = { kind: 'response', status: response.statusCode ?? 0, retryAfter: singleHeader(response.headers['retry-after']) ?? null };
       answer = received;
       drain(response, RESPONSE_BODY_LIMIT_BYTES, () => settle(received));
     });
@@ -97,11 +98,6 @@ function drain(response: IncomingMessage, limit: number, done: () => void): void
   response.on('end', done);
   response.on('close', done);
   response.on('error', done);
-}
-
-function single(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function errorCode(error: unknown): string {
