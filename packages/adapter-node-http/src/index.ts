@@ -77,10 +77,10 @@ export function mount(handlers: Record<string, TilecastHandler>): RequestListene
   const mounts = Object.entries(handlers)
     .map(([path, handler]) => ({ prefix: normalizeBasePath(path), listener: createRequestListener(handler, { basePath: path }) }))
     .sort((a, b) => b.prefix.length - a.prefix.length);
+  // A loop, not `find` with a closure: this runs for every request.
   return (req, res) => {
-    const { path } = splitUrl(req.url ?? '/');
-    const chosen = mounts.find(({ prefix }) => isUnder(path, prefix));
-    if (chosen) return chosen.listener(req, res);
+    const path = splitUrl(req.url ?? '/').path;
+    for (const { prefix, listener } of mounts) if (isUnder(path, prefix)) return listener(req, res);
     void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
   };
 }
@@ -93,8 +93,10 @@ function normalizeBasePath(basePath: string | undefined): string {
 
 /** True when `path` is `prefix` itself or below it (every path is under the root, `''`). */
 function isUnder(path: string, prefix: string): boolean {
-  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  return prefix === '' || (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === SLASH));
 }
+
+const SLASH = 0x2f;
 
 /** The request target relative to `basePath`, or null when it lies outside it. */
 function stripBasePath(url: string, basePath: string): string | null {

@@ -32,8 +32,9 @@ function takeTokens(state: MemoryState, rules: TokenBucketRule[], now: number): 
   // are not free).
   const wanted = tokenTakes(rules);
   const buckets = wanted.map(({ rule }) => refilledBucket(state, rule, now));
-  if (wanted.some(({ take }, i) => buckets[i]!.tokens < take)) return false;
-  wanted.forEach(({ take }, i) => (buckets[i]!.tokens -= take));
+  // Plain loops: this runs for every press.
+  for (let i = 0; i < wanted.length; i++) if (buckets[i]!.tokens < wanted[i]!.take) return false;
+  for (let i = 0; i < wanted.length; i++) buckets[i]!.tokens -= wanted[i]!.take;
   return true;
 }
 

@@ -8,18 +8,25 @@ import { memoizedTokenHasher } from './tokens.js';
 /** Finds the device a request comes from (the device API); null when it cannot. */
 export type DeviceAuthenticator = (request: CoreRequest) => Promise<DeviceRecord | null>;
 
+const noDevice = Promise.resolve(null);
+
 /** The reference deployment's device authentication: `Authorization: Device <device token>`. */
 export function deviceTokenAuthenticator(storage: Storage): DeviceAuthenticator {
   const hash = memoizedTokenHasher();
-  return async (request) => {
+  return (request) => {
     const token = readCredentials(request.headers.authorization, 'Device');
-    return token === null ? null : storage.findDeviceByTokenHash(hash(token));
+    return token === null ? noDevice : storage.findDeviceByTokenHash(hash(token));
   };
 }
 
 /** The device API's authentication: `401 Could not validate credentials` when no device is found. */
-export async function authenticateDevice(authenticate: DeviceAuthenticator, request: CoreRequest): Promise<DeviceRecord> {
-  const device = await authenticate(request);
+export function authenticateDevice(authenticate: DeviceAuthenticator, request: CoreRequest): Promise<DeviceRecord> {
+  // An embedder's authenticator may answer a plain value (as `await` would allow).
+  const found = authenticate(request);
+  return (found instanceof Promise ? found : Promise.resolve(found)).then(foundOrUnauthorized);
+}
+
+function foundOrUnauthorized(device: DeviceRecord | null): DeviceRecord {
   if (device === null) fail({ kind: 'unauthorized' });
   return device;
 }

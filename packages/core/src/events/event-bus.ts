@@ -1,4 +1,3 @@
-import mitt from 'mitt';
 import type { Storage } from '../storage/storage.js';
 import type { FramedEvent } from './frame-cache.js';
 
@@ -19,19 +18,40 @@ export interface EventBus {
   close(): void;
 }
 
+/**
+ * Listeners by account, in arrays that are replaced, never changed: a stream opens or
+ * closes rarely, and every event is announced, so a notification walks the array as it
+ * is (no copy per event), and a listener that unsubscribes during it (a stream ended by
+ * its own write) changes only the next notification's array. An account without
+ * listeners leaves no entry behind.
+ */
 export function createEventBus(storage: Storage): EventBus {
-  const emitter = mitt<Record<string, FramedEvent | undefined>>();
+  const listeners = new Map<string, readonly WakeListener[]>();
+  const notify = (accountId: string, event?: FramedEvent): void => {
+    const current = listeners.get(accountId);
+    if (current === undefined) return;
+    for (let i = 0; i < current.length; i++) current[i]!(event);
+  };
   // Other instances' appends arrive through the store, when it offers a wake-up channel.
-  const unsubscribeStore = storage.subscribeEvents?.((accountId) => emitter.emit(accountId));
+  const unsubscribeStore = storage.subscribeEvents?.((accountId) => notify(accountId));
   return {
-    notify: (accountId, event) => emitter.emit(accountId, event),
+    notify,
     subscribe(accountId, listener) {
-      emitter.on(accountId, listener);
-      return () => emitter.off(accountId, listener);
+      listeners.set(accountId, [...(listeners.get(accountId) ?? []), listener]);
+      let subscribed = true;
+      return () => {
+        if (!subscribed) return;
+        subscribed = false;
+        const current = listeners.get(accountId) ?? [];
+        const at = current.indexOf(listener);
+        const rest = [...current.slice(0, at), ...current.slice(at + 1)];
+        if (rest.length > 0) listeners.set(accountId, rest);
+        else listeners.delete(accountId);
+      };
     },
     close() {
       unsubscribeStore?.();
-      emitter.all.clear();
+      listeners.clear();
     },
   };
 }

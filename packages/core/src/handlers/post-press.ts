@@ -2,12 +2,14 @@ import { authenticateDevice } from '../auth/device-authentication.js';
 import type { TilecastContext } from '../context.js';
 import { readJsonBody } from '../http/body.js';
 import type { RouteHandler } from '../http/router.js';
+import type { CoreResult } from '../http/types.js';
 import { acceptPress } from '../presses/press-intake.js';
 
-/** `POST /device/presses` */
-export const postPress: RouteHandler<TilecastContext> = async (context, request) => {
-  const device = await authenticateDevice(context.authenticateDevice, request);
-  const body = await readJsonBody(request);
-  const eventId = await acceptPress(context, device, body);
-  return { kind: 'json', status: 202, body: { event_id: eventId } };
-};
+/**
+ * `POST /device/presses`. Promise steps, not an async function (see `patchActivity`):
+ * every press of every phone comes through here.
+ */
+export const postPress: RouteHandler<TilecastContext> = (context, request) =>
+  authenticateDevice(context.authenticateDevice, request)
+    .then((device) => readJsonBody(request).then((body) => acceptPress(context, device, body)))
+    .then((eventId): CoreResult => ({ kind: 'json', status: 202, body: { event_id: eventId } }));

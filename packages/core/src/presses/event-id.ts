@@ -10,11 +10,23 @@ const NAMESPACE_BYTES = Buffer.from(PRESS_NAMESPACE.replaceAll('-', ''), 'hex');
  * even after its de-duplication key has expired (reference-deployment §6).
  */
 export function pressEventId(owner: string, slug: string, requestId: string): string {
-  const name = Buffer.from(JSON.stringify([owner, slug, requestId]), 'utf8');
-  // One-shot `hash` (no Hash object): the id is made for every press.
-  const digest = hash('sha1', Buffer.concat([NAMESPACE_BYTES, name]), 'buffer');
+  return pressEventIdOfKey(pressKey(owner, slug, requestId));
+}
+
+/** A press's identity, `["<owner>","<slug>","<request_id>"]`: its de-duplication key and the name its event id hashes. */
+export function pressKey(owner: string, slug: string, requestId: string): string {
+  return JSON.stringify([owner, slug, requestId]);
+}
+
+/** `pressEventId` from a `pressKey` already made (a press needs both). */
+export function pressEventIdOfKey(key: string): string {
+  // Namespace and name in one buffer, hashed one-shot (no Hash object): this runs for every press.
+  const bytes = Buffer.allocUnsafe(NAMESPACE_BYTES.length + Buffer.byteLength(key, 'utf8'));
+  NAMESPACE_BYTES.copy(bytes, 0);
+  bytes.write(key, NAMESPACE_BYTES.length, 'utf8');
+  const digest = hash('sha1', bytes, 'buffer');
   digest[6] = (digest[6]! & 0x0f) | 0x50; // version 5
   digest[8] = (digest[8]! & 0x3f) | 0x80; // RFC 9562 variant
-  const hex = digest.subarray(0, 16).toString('hex');
+  const hex = digest.toString('hex', 0, 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -3,7 +3,7 @@ import { fail, type FieldError } from '../errors.js';
 import { pressReport, validate, type PressReport } from '../schemas/index.js';
 import type { DeviceRecord, StoredEvent, WidgetRecord } from '../storage/records.js';
 import { frameEvent } from '../events/frame-cache.js';
-import { pressEventId } from './event-id.js';
+import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
 import { widgetKey } from '../services/device-fanout.js';
 
@@ -29,20 +29,22 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   const { storage, clock } = context;
 
   const widget = await storage.getWidget(press.owner, press.slug);
-  if (widget === null || !(await isShownOn(context, widget, device))) fail({ kind: 'widget_not_found' });
+  // Shown on every device of its account; a share is looked up only for another account's device.
+  if (widget === null || (widget.accountId !== device.accountId && !(await isSharedWith(context, widget, device)))) fail({ kind: 'widget_not_found' });
   const kind = checkAction(widget, press);
 
   const now = clock.now();
+  const key = pressKey(press.owner, press.slug, press.request_id);
   // One atomic store call: a retry of an accepted press is answered with its event id
   // without spending tokens, and an admitted key always has its event logged.
   const admission = await storage.admitPress({
-    key: JSON.stringify([press.owner, press.slug, press.request_id]),
+    key,
     keyExpiresAt: now + PRESS_KEY_TTL_MS,
     rules: pressRateRules(device.id, press.owner, press.slug),
     now,
     note: { widgetKey: widgetKey(press.owner, press.slug), deviceId: device.id, until: now + CONFIRMATION_WINDOW_MS },
     accountId: press.owner,
-    event: pressEvent(pressEventId(press.owner, press.slug, press.request_id), press, kind, now),
+    event: pressEvent(pressEventIdOfKey(key), press, kind, now),
   });
   if (admission.outcome === 'duplicate') return admission.eventId;
   if (admission.outcome === 'limited') fail({ kind: 'too_many_presses' });
@@ -53,8 +55,7 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   return event.id;
 }
 
-async function isShownOn(context: TilecastContext, widget: WidgetRecord, device: DeviceRecord): Promise<boolean> {
-  if (widget.accountId === device.accountId) return true;
+async function isSharedWith(context: TilecastContext, widget: WidgetRecord, device: DeviceRecord): Promise<boolean> {
   return (await context.storage.listWidgetShares(widget.accountId, widget.slug)).includes(device.id);
 }
 

@@ -15,7 +15,8 @@ export function tokenTakes(rules: readonly TokenBucketRule[]): TokenTake[] {
   // Usually two rules with different keys: an array, not a Map.
   const takes: TokenTake[] = [];
   for (const rule of rules) {
-    const same = takes.find((entry) => entry.rule.key === rule.key);
+    let same: TokenTake | undefined;
+    for (const entry of takes) if (entry.rule.key === rule.key) same = entry;
     if (same) {
       same.rule = rule;
       same.take += 1;

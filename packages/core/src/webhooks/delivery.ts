@@ -65,9 +65,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   setMaxListeners(0, closing.signal);
   const running = new Set<Promise<void>>();
 
-  const deliver = async (accountId: string, slug: string, event: StoredEvent): Promise<void> => {
-    const raw = await storage.getWebhookMap(accountId, slug);
-    if (raw === null || isEmpty(raw)) return; // most widgets have no webhooks: nothing more to do
+  // A promise step first, not an async function: every press comes here, and most
+  // widgets have no webhooks, so for most the lookup is all there is to do.
+  const deliver = (accountId: string, slug: string, event: StoredEvent): Promise<void> =>
+    storage.getWebhookMap(accountId, slug).then((raw) => (raw === null || isEmpty(raw) ? undefined : deliverTo(raw, accountId, slug, event)));
+
+  const deliverTo = async (raw: Record<string, unknown>, accountId: string, slug: string, event: StoredEvent): Promise<void> => {
     const envelope = readEnvelope(event.envelope);
     if (envelope === null) return logger.error('webhook: event has no widget.action.v1 envelope', { event_id: event.id });
     const target = entryFor(readStoredMap(raw), envelope.data.action);
