@@ -8,13 +8,18 @@ import type { FramedEvent } from './frame-cache.js';
  * or woken by another instance, which carries nothing) reads the log, so a wake-up can
  * never put events out of order, and one that is spurious costs only a read.
  */
-export type WakeListener = (event: FramedEvent | undefined) => void;
+export interface AppendListener {
+  /** An event was appended to the account's log: here `event`, or unknown (another instance's). */
+  onAppend(event: FramedEvent | undefined): void;
+}
 
 export interface EventBus {
   /** An event was appended to this account's log (here, with the event, or on another instance). */
   notify(accountId: string, event?: FramedEvent): void;
-  /** Calls `listener` on every notification for the account; returns the unsubscribe. */
-  subscribe(accountId: string, listener: WakeListener): () => void;
+  /** Tells `listener` of every append to the account's log until it unsubscribes. */
+  subscribe(accountId: string, listener: AppendListener): void;
+  /** Removes one subscription of `listener` (none if it has none). */
+  unsubscribe(accountId: string, listener: AppendListener): void;
   close(): void;
 }
 
@@ -26,11 +31,12 @@ export interface EventBus {
  * listeners leaves no entry behind.
  */
 export function createEventBus(storage: Storage): EventBus {
-  const listeners = new Map<string, readonly WakeListener[]>();
+  // Listeners are the streams themselves (objects, not closures: one per open stream).
+  const listeners = new Map<string, readonly AppendListener[]>();
   const notify = (accountId: string, event?: FramedEvent): void => {
     const current = listeners.get(accountId);
     if (current === undefined) return;
-    for (let i = 0; i < current.length; i++) current[i]!(event);
+    for (let i = 0; i < current.length; i++) current[i]!.onAppend(event);
   };
   // Other instances' appends arrive through the store, when it offers a wake-up channel.
   const unsubscribeStore = storage.subscribeEvents?.((accountId) => notify(accountId));
@@ -38,16 +44,14 @@ export function createEventBus(storage: Storage): EventBus {
     notify,
     subscribe(accountId, listener) {
       listeners.set(accountId, [...(listeners.get(accountId) ?? []), listener]);
-      let subscribed = true;
-      return () => {
-        if (!subscribed) return;
-        subscribed = false;
-        const current = listeners.get(accountId) ?? [];
-        const at = current.indexOf(listener);
-        const rest = [...current.slice(0, at), ...current.slice(at + 1)];
-        if (rest.length > 0) listeners.set(accountId, rest);
-        else listeners.delete(accountId);
-      };
+    },
+    unsubscribe(accountId, listener) {
+      const current = listeners.get(accountId) ?? [];
+      const at = current.indexOf(listener);
+      if (at === -1) return;
+      const rest = [...current.slice(0, at), ...current.slice(at + 1)];
+      if (rest.length > 0) listeners.set(accountId, rest);
+      else listeners.delete(accountId);
     },
     close() {
       unsubscribeStore?.();

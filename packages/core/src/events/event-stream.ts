@@ -4,11 +4,12 @@ import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
 import { sseRetry } from '../streams/sse-format.js';
-import { openSseSession, type SseSession } from '../streams/sse-session.js';
+import { StreamSession } from '../streams/sse-session.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
-import { STREAM_LEASE_TTL_MS } from './stream-leases.js';
+import type { AppendListener } from './event-bus.js';
+import { STREAM_LEASE_TTL_MS, type KeptLease } from './stream-leases.js';
 
 /** Concurrent `GET /events` streams per account (spec "Limits"). */
 export const MAX_EVENT_STREAMS = 4;
@@ -35,9 +36,8 @@ export async function openEventStream(context: TilecastContext, account: Account
 
   let released = false;
   const release = () => {
-    if (released) return;
     released = true;
-    storage.releaseStreamLease(account.id, leaseId).catch((error: unknown) => logger.warn('stream lease release failed', { error: String(error) }));
+    releaseLease(context, account.id, leaseId);
   };
   // A client that leaves before the stream runs must not keep its slot.
   // Only the signal is kept, not the request: a stream may live for 15 minutes.
@@ -48,6 +48,7 @@ export async function openEventStream(context: TilecastContext, account: Account
   try {
     cursor = startPosition(request.headers['last-event-id'], await storage.lastEventPosition(account.id));
   } catch (error) {
+    clientGone?.removeEventListener('abort', release);
     release();
     logger.error('event stream unavailable', { error: String(error) });
     return outageStream();
@@ -55,47 +56,68 @@ export async function openEventStream(context: TilecastContext, account: Account
 
   return {
     kind: 'sse',
-    run: (sink) =>
-      new Promise<void>((resolve) => {
-        // From here on the session's end releases the slot.
-        clientGone?.removeEventListener('abort', release);
-        const session = openSseSession(sink, clock, context.sse);
-        if (released) {
-          session.end();
-          return resolve();
-        }
-        const follower = new LogFollower(context, session, account.id, cursor, filters);
-        const unsubscribe = context.bus.subscribe(account.id, (event) => follower.wake(event));
-        const stopRenewing = context.streamLeases.keep(account.id, leaseId, () => session.end());
-        session.onEnd(() => {
-          unsubscribe();
-          stopRenewing();
-          release();
-          resolve();
-        });
-        void session.send(`${sseRetry()}id: ${formatPosition(cursor)}\n\n`).then(() => follower.wake());
-      }),
+    run: (sink) => {
+      // From here on the stream's end releases the slot.
+      clientGone?.removeEventListener('abort', release);
+      if (released) {
+        sink.end();
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, leaseId, cursor, filters, resolve).follow());
+    },
   };
 }
 
+function releaseLease(context: TilecastContext, accountId: string, leaseId: string): void {
+  context.storage.releaseStreamLease(accountId, leaseId).catch((error: unknown) => context.logger.warn('stream lease release failed', { error: String(error) }));
+}
+
 /**
- * Replays, then follows the account's log. Gap-free: the log only grows in position order,
- * and a wake-up that comes while it reads makes it read again. It holds no pending
- * promise while idle (an instance may hold ten thousand idle streams).
+ * One open `GET /events` stream, as one object: the session (heartbeat, lifetime,
+ * slow-consumer cut-off), the bus listener, the kept lease and the log follower. Ten
+ * thousand may be open on an instance, and every major collection marks them all.
+ *
+ * It replays, then follows the account's log. Gap-free: the log only grows in position
+ * order, and a wake-up that comes while it reads makes it read again. It holds no pending
+ * promise while idle.
  */
-class LogFollower {
+class EventStream extends StreamSession implements AppendListener, KeptLease {
   #reading = false;
   #again = false;
 
   constructor(
     private readonly context: TilecastContext,
-    private readonly session: SseSession,
-    private readonly accountId: string,
+    sink: SseSink,
+    readonly accountId: string,
+    readonly leaseId: string,
     private cursor: number,
     private readonly filters: EventFilters,
-  ) {}
+    private readonly finished: () => void,
+  ) {
+    super(sink, context.clock, context.sse);
+  }
 
-  wake(event?: FramedEvent): void {
+  /** Opens the session, subscribes, keeps the lease, writes the opening lines and reads. */
+  follow(): void {
+    this.open();
+    if (this.ended) return;
+    this.context.bus.subscribe(this.accountId, this);
+    this.context.streamLeases.keep(this);
+    void this.send(`${sseRetry()}id: ${formatPosition(this.cursor)}\n\n`).then(() => this.onAppend(undefined));
+  }
+
+  protected override closed(): void {
+    this.context.bus.unsubscribe(this.accountId, this);
+    this.context.streamLeases.drop(this);
+    releaseLease(this.context, this.accountId, this.leaseId);
+    this.finished();
+  }
+
+  leaseLost(): void {
+    this.end();
+  }
+
+  onAppend(event: FramedEvent | undefined): void {
     // The next event in order, while nothing is being read: send it as it is, at once
     // (the sink queues it; nothing to wait for). This runs for every event on every
     // stream of its account, so it makes no promise and no array.
@@ -111,13 +133,13 @@ class LogFollower {
 
   async #run(): Promise<void> {
     try {
-      while (this.#again && !this.session.ended) {
+      while (this.#again && !this.ended) {
         this.#again = false;
         await this.#catchUp();
       }
     } catch (error) {
       this.context.logger.warn('event stream ended by an error', { error: String(error) });
-      this.session.end();
+      this.end();
     } finally {
       // No await between the loop's last check of #again and this: no wake-up is lost.
       this.#reading = false;
@@ -146,7 +168,7 @@ class LogFollower {
       const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
       await this.#send(events.map((event) => frames.frame(this.accountId, event)), clock.now());
       full = events.length === READ_BATCH;
-    } while (full && !this.session.ended);
+    } while (full && !this.ended);
   }
 
   async #send(events: FramedEvent[], now: number): Promise<void> {
@@ -159,7 +181,7 @@ class LogFollower {
   /** Moves the cursor past `event` and sends it unless it expired or the filters skip it. */
   #pass(event: FramedEvent, now: number): Promise<void> | undefined {
     this.cursor = event.position;
-    return event.expiresAt > now && matchesFilters(event, this.filters) ? this.session.send(event.frame) : undefined;
+    return event.expiresAt > now && matchesFilters(event, this.filters) ? this.send(event.frame) : undefined;
   }
 }
 

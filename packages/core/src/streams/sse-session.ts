@@ -32,11 +32,15 @@ export interface SseSession {
 }
 
 export function openSseSession(sink: SseSink, clock: Clock, timings: SseTimings): SseSession {
-  return new StreamSession(sink, clock, timings);
+  return new StreamSession(sink, clock, timings).open();
 }
 
-/** A class rather than closures: one exists per open stream, so its footprint counts. */
-class StreamSession implements SseSession {
+/**
+ * A class rather than closures: one exists per open stream, so its footprint counts.
+ * A stream kind with more state per stream (`GET /events`) extends it, so that each open
+ * stream is one object and not a session plus a follower plus the closures between them.
+ */
+export class StreamSession implements SseSession {
   ended = false;
   #pending = false;
   #waiter: (() => void) | undefined;
@@ -54,9 +58,24 @@ class StreamSession implements SseSession {
   ) {
     this.#lastWriteAt = clock.now();
     this.#endsAt = this.#lastWriteAt + timings.lifetimeMs;
-    if (sink.signal.aborted) this.end();
-    else sink.signal.addEventListener('abort', () => this.end(), { once: true });
+  }
+
+  /**
+   * Watches the client and starts the timer; ends at once if the client already left.
+   * Not in the constructor: an end there would run a subclass's `closed` before its
+   * own fields exist.
+   */
+  open(): this {
+    // The session itself listens (`handleEvent`): no closure per stream.
+    if (this.sink.signal.aborted) this.end();
+    else this.sink.signal.addEventListener('abort', this, { once: true });
     this.#schedule();
+    return this;
+  }
+
+  /** The client left (the sink's signal aborted). */
+  handleEvent(): void {
+    this.end();
   }
 
   // Not an async function: every event of every stream goes through here.
@@ -99,8 +118,12 @@ class StreamSession implements SseSession {
     this.clock.clearTimeout(this.#timer);
     this.sink.end();
     this.#resolveWaiter();
+    this.closed();
     for (const fn of this.#endHandlers?.splice(0) ?? []) fn();
   }
+
+  /** Runs once, when the session ends, before the `onEnd` functions: a subclass's clean-up. */
+  protected closed(): void {}
 
   #resolveWaiter(): void {
     const resolve = this.#waiter;

@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { createEventBus } from '../../src/events/event-bus.js';
+import { createEventBus, type AppendListener } from '../../src/events/event-bus.js';
 import type { FramedEvent } from '../../src/events/frame-cache.js';
 import type { Storage } from '../../src/storage/storage.js';
 
 const noWakeUps = {} as Storage;
 const event = (position: number): FramedEvent => ({ position, subject: 'widget/lights', type: 'widget.action.v1', expiresAt: 0, frame: '' });
+const listener = (onAppend: AppendListener['onAppend']): AppendListener => ({ onAppend });
 
 describe('event bus', () => {
   it('wakes the listeners of the event’s account only, in subscription order', () => {
     const bus = createEventBus(noWakeUps);
     const seen: string[] = [];
-    bus.subscribe('acme', (e) => seen.push(`a1:${e?.position}`));
-    bus.subscribe('acme', (e) => seen.push(`a2:${e?.position}`));
-    bus.subscribe('other', (e) => seen.push(`o:${e?.position}`));
+    bus.subscribe('acme', listener((e) => seen.push(`a1:${e?.position}`)));
+    bus.subscribe('acme', listener((e) => seen.push(`a2:${e?.position}`)));
+    bus.subscribe('other', listener((e) => seen.push(`o:${e?.position}`)));
     bus.notify('acme', event(1));
     bus.notify('nobody', event(2));
     expect(seen).toEqual(['a1:1', 'a2:1']);
@@ -21,23 +22,32 @@ describe('event bus', () => {
   it('a listener that unsubscribes itself or another during a wake-up skips no one in it, and is gone from the next', () => {
     const bus = createEventBus(noWakeUps);
     const seen: string[] = [];
-    const stops: (() => void)[] = [];
-    stops.push(bus.subscribe('acme', () => { seen.push('first'); stops[0]!(); stops[1]!(); }));
-    stops.push(bus.subscribe('acme', () => seen.push('second')));
-    stops.push(bus.subscribe('acme', () => seen.push('third')));
+    const second = listener(() => seen.push('second'));
+    const first: AppendListener = listener(() => {
+      seen.push('first');
+      bus.unsubscribe('acme', first);
+      bus.unsubscribe('acme', second);
+    });
+    bus.subscribe('acme', first);
+    bus.subscribe('acme', second);
+    bus.subscribe('acme', listener(() => seen.push('third')));
     bus.notify('acme', event(1));
     bus.notify('acme', event(2));
     expect(seen).toEqual(['first', 'second', 'third', 'third']);
   });
 
-  it('unsubscribing twice removes one subscription once, even of the same function', () => {
+  it('unsubscribing removes one subscription, and one that is not there is a no-op', () => {
     const bus = createEventBus(noWakeUps);
     let calls = 0;
-    const listener = () => void calls++;
-    const stop = bus.subscribe('acme', listener);
-    bus.subscribe('acme', listener);
-    stop();
-    stop();
+    const counting = listener(() => void calls++);
+    bus.subscribe('acme', counting);
+    bus.subscribe('acme', counting);
+    bus.unsubscribe('acme', counting);
+    bus.unsubscribe('other', counting);
+    bus.notify('acme');
+    expect(calls).toBe(1);
+    bus.unsubscribe('acme', counting);
+    bus.unsubscribe('acme', counting);
     bus.notify('acme');
     expect(calls).toBe(1);
   });
@@ -53,7 +63,7 @@ describe('event bus', () => {
     } as unknown as Storage;
     const bus = createEventBus(storage);
     const seen: unknown[] = [];
-    bus.subscribe('acme', (e) => seen.push(e));
+    bus.subscribe('acme', listener((e) => seen.push(e)));
     fromStore!('acme');
     expect(seen).toEqual([undefined]);
     bus.close();

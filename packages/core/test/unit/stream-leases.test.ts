@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { createStreamLeaseKeeper, STREAM_LEASE_RENEW_MS, STREAM_LEASE_TTL_MS } from '../../src/events/stream-leases.js';
+import { createStreamLeaseKeeper, STREAM_LEASE_RENEW_MS, STREAM_LEASE_TTL_MS, type KeptLease } from '../../src/events/stream-leases.js';
 import { silentLogger } from '../../src/logger.js';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
+
+const lease = (accountId: string, leaseId: string, leaseLost = () => {}): KeptLease => ({ accountId, leaseId, leaseLost });
 
 describe('stream lease keeper', () => {
   it('renews every held lease every 20 s with one timer, so a live stream keeps its slot past the lease time', async () => {
@@ -10,8 +12,8 @@ describe('stream lease keeper', () => {
     const storage = createMemoryStorage();
     const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
     for (const id of ['a', 'b']) expect(await storage.acquireStreamLease('acme', id, 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
-    keeper.keep('acme', 'a', () => {});
-    keeper.keep('acme', 'b', () => {});
+    keeper.keep(lease('acme', 'a'));
+    keeper.keep(lease('acme', 'b'));
     expect(clock.pendingTimers()).toBe(1);
     for (let i = 0; i < 6; i++) {
       clock.advance(STREAM_LEASE_RENEW_MS);
@@ -30,9 +32,10 @@ describe('stream lease keeper', () => {
     const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
     await storage.acquireStreamLease('acme', 'a', 4, clock.now(), STREAM_LEASE_TTL_MS);
     let lost = 0;
-    keeper.keep('acme', 'a', () => lost++);
-    const stop = keeper.keep('acme', 'gone', () => lost++);
-    stop();
+    keeper.keep(lease('acme', 'a', () => lost++));
+    const gone = lease('acme', 'gone', () => lost++);
+    keeper.keep(gone);
+    keeper.drop(gone);
     await storage.releaseStreamLease('acme', 'a'); // e.g. purged after this instance stalled
     clock.advance(STREAM_LEASE_RENEW_MS);
     await new Promise((resolve) => setImmediate(resolve));
