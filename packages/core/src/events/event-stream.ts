@@ -34,21 +34,23 @@ export async function openEventStream(context: TilecastContext, account: Account
   }
   if (!acquired) fail({ kind: 'too_many_event_streams' });
 
+  // A client that leaves before the stream runs must not keep its slot. Once it runs,
+  // the stream's end releases the slot, and this does nothing.
+  let running = false;
   let released = false;
   const release = () => {
+    if (running || released) return;
     released = true;
     releaseLease(context, account.id, leaseId);
   };
-  // A client that leaves before the stream runs must not keep its slot.
-  // Only the signal is kept, not the request: a stream may live for 15 minutes.
-  const clientGone = request.signal;
-  clientGone?.addEventListener('abort', release, { once: true });
+  // Only the listener is kept, not the request: a stream may live for 15 minutes.
+  if (request.onClose) request.onClose(release);
+  else request.signal?.addEventListener('abort', release, { once: true });
 
   let cursor: number;
   try {
     cursor = startPosition(request.headers['last-event-id'], await storage.lastEventPosition(account.id));
   } catch (error) {
-    clientGone?.removeEventListener('abort', release);
     release();
     logger.error('event stream unavailable', { error: String(error) });
     return outageStream();
@@ -57,8 +59,7 @@ export async function openEventStream(context: TilecastContext, account: Account
   return {
     kind: 'sse',
     run: (sink) => {
-      // From here on the stream's end releases the slot.
-      clientGone?.removeEventListener('abort', release);
+      running = true;
       if (released) {
         sink.end();
         return Promise.resolve();

@@ -29,21 +29,27 @@ export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => R
     if (segments[0]!.startsWith(':')) throw new Error(`route ${route.pattern}: the first segment must be fixed`);
     byFirst.set(segments[0]!, [...(byFirst.get(segments[0]!) ?? []), { ...route, segments }]);
   }
+  // No array is made per request beyond the path's segments: `allow` only on a 405.
   return (request) => {
     const segments = split(request.path);
-    const allow: string[] = [];
-    for (const route of byFirst.get(segments[0]!) ?? []) {
+    let allow: string[] | undefined;
+    for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) {
       const params = matchSegments(route.segments, segments);
       if (params === null) continue;
       if (route.method === request.method) return { handler: route.handler, params };
-      allow.push(route.method);
+      (allow ??= []).push(route.method);
     }
-    return allow.length > 0 ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
+    return allow !== undefined ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
   };
 }
 
+const NO_ROUTES: readonly never[] = [];
+
+/** The segments after the leading `/` (one split; `/` itself is one empty segment). */
 function split(path: string): string[] {
-  return path.split('/').slice(1);
+  const segments = path.split('/');
+  segments.shift();
+  return segments;
 }
 
 function matchSegments(pattern: string[], actual: string[]): RouteParams | null {

@@ -20,6 +20,13 @@ export interface CoreRequest {
   body: RequestBody;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /**
+   * Optional, and cheaper than `signal` where the core only needs to be told: calls `fn`
+   * once when the connection closes (at once if it has), whether the client went away or
+   * the answer was complete. The Node adapters have it; an event stream uses it instead
+   * of `signal` (an AbortSignal per open stream is most of a kilobyte).
+   */
+  onClose?(fn: () => void): void;
 }
 
 export type RequestBody =
@@ -45,6 +52,11 @@ export interface SseSink {
   readonly bufferedBytes: number;
   /** Aborted when the client disconnects or the stream is ended. */
   readonly signal: AbortSignal;
+  /**
+   * Optional, and cheaper than `signal`: calls `fn` once when the client disconnects or the
+   * stream is ended (at once if it has). A sink that has it is watched through it alone.
+   */
+  onClose?(fn: () => void): void;
   /** Ends the response. Idempotent. */
   end(): void;
 }

@@ -55,6 +55,19 @@ class NodeCoreRequest implements CoreRequest {
   get signal(): AbortSignal {
     return (this.#signal ??= closeSignal(this.res));
   }
+
+  onClose(fn: () => void): void {
+    whenClosed(this.res, fn);
+  }
+}
+
+/**
+ * Calls `fn` once the response is closed (at once if it is): 'close' comes once, so a
+ * plain listener, without `once`'s wrapper, and no AbortSignal.
+ */
+function whenClosed(res: ServerResponse, fn: () => void): void {
+  if (res.closed) fn();
+  else res.on('close', fn);
 }
 
 /** Path and query of an origin-form (or absolute-form) request target. */
@@ -135,9 +148,7 @@ function closeController(res: ServerResponse): AbortController {
   if (controller === undefined) {
     const created = new AbortController();
     controllers.set(res, created);
-    // 'close' comes once: a plain listener, without `once`'s wrapper and bound state.
-    if (res.closed) created.abort();
-    else res.on('close', () => created.abort());
+    whenClosed(res, () => created.abort());
     controller = created;
   }
   return controller;
@@ -189,37 +200,46 @@ function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind:
 }
 
 function createSseSink(res: ServerResponse): SseSink {
-  return new NodeSseSink(res, closeController(res));
+  return new NodeSseSink(res);
 }
 
 /** What every SSE write answers: one settled promise, not a new one per write. */
 const written = Promise.resolve();
 
-/** A class, not a literal with a getter: one per open stream, so its size counts. */
+/**
+ * A class, not a literal with a getter: one per open stream, so its size counts. The core
+ * watches it through `onClose`; its `signal` (an AbortController, most of a kilobyte with
+ * its listener) is made only if something reads it.
+ */
 class NodeSseSink implements SseSink {
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly controller: AbortController,
-  ) {}
+  constructor(private readonly res: ServerResponse) {}
 
   get bufferedBytes(): number {
     return this.res.writableLength;
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    const controller = closeController(this.res);
+    if (this.res.writableEnded) controller.abort(); // ended by the server: aborted too
+    return controller.signal;
+  }
+
+  onClose(fn: () => void): void {
+    whenClosed(this.res, fn);
   }
 
   write(text: string): Promise<void> {
     // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
     // client stopped reading (reference-deployment §9), instead of stalling its loop.
-    if (!this.controller.signal.aborted && !this.res.writableEnded) this.res.write(text);
+    if (!this.res.closed && !this.res.writableEnded) this.res.write(text);
     return written;
   }
 
   end(): void {
     if (!this.res.writableEnded) this.res.end();
-    this.controller.abort();
+    // Ended by the server: the signal, if made, says so now (as the contract has it), not
+    // only once the connection closes.
+    controllers.get(this.res)?.abort();
   }
 }
 

@@ -50,6 +50,8 @@ export class StreamSession implements SseSession {
   #endHandlers: (() => void)[] | undefined;
   /** One callback for every re-arming of the timer (it is re-armed after each ping interval). */
   readonly #onTimer = (): void => this.#tick();
+  /** For a sink's `onClose`: the client left. */
+  readonly #onClose = (): void => this.end();
 
   constructor(
     private readonly sink: SseSink,
@@ -66,8 +68,9 @@ export class StreamSession implements SseSession {
    * own fields exist.
    */
   open(): this {
-    // The session itself listens (`handleEvent`): no closure per stream.
-    if (this.sink.signal.aborted) this.end();
+    if (this.sink.onClose) this.sink.onClose(this.#onClose);
+    // Through the signal, the session itself listens (`handleEvent`).
+    else if (this.sink.signal.aborted) this.end();
     else this.sink.signal.addEventListener('abort', this, { once: true });
     this.#schedule();
     return this;

@@ -28,6 +28,39 @@ describe('event stream slots', () => {
   });
 });
 
+describe('event stream slots through the request’s onClose (the Node adapters’ way)', () => {
+  it('a client that leaves before its stream runs frees the slot; after it runs, the stream’s end releases it, once', async () => {
+    const storage = createMemoryStorage();
+    const tilecast = createTilecast({ storage, logger: silentLogger, purgeIntervalMs: 0 });
+    const { token } = await tilecast.management.createAccount({ id: 'acme' });
+    const closers: (() => void)[][] = [];
+    const closable = (): CoreRequest => {
+      const own: (() => void)[] = [];
+      closers.push(own);
+      return { ...request(token), onClose: (fn) => void own.push(fn) };
+    };
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await tilecast.handle(closable()));
+    expect(await tilecast.handle(request(token))).toMatchObject({ status: 429 });
+    for (const fn of closers[0]!) fn(); // never ran: the close alone releases it
+    await Promise.resolve();
+    expect(storage.stats().leases).toBe(3);
+
+    const second = results[1]!;
+    if (second.kind !== 'sse') throw new Error('not a stream');
+    const sinkClosers: (() => void)[] = [];
+    const sink = { bufferedBytes: 0, signal: new AbortController().signal, write: async () => {}, end: () => {}, onClose: (fn: () => void) => void sinkClosers.push(fn) };
+    const running = second.run(sink);
+    for (const fn of closers[1]!) fn(); // the request's listener no longer releases anything…
+    await Promise.resolve();
+    expect(storage.stats().leases).toBe(3);
+    for (const fn of sinkClosers) fn(); // …the stream's end does
+    await running;
+    expect(storage.stats().leases).toBe(2);
+    await tilecast.close();
+  });
+});
+
 describe('event stream slots on every kind of ending', () => {
   /** A memory store whose cross-instance wake-up the test drives, as another instance's append would. */
   async function setup() {

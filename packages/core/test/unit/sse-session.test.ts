@@ -29,6 +29,23 @@ function fakeSink(): SseSink & { written: string[]; ended: boolean; queued: numb
 const timings = { pingMs: 20_000, lifetimeMs: 900_000 };
 
 describe('SSE session', () => {
+  it('a sink with onClose is watched through it alone (its signal is never read)', () => {
+    const clock = createManualClock();
+    const closers: (() => void)[] = [];
+    const { signal: _unused, ...rest } = Object.getOwnPropertyDescriptors(fakeSink());
+    const sink = Object.defineProperties({}, rest) as unknown as SseSink & { ended: boolean };
+    Object.defineProperty(sink, 'signal', { get: () => expect.unreachable('signal read') });
+    sink.onClose = (fn) => void closers.push(fn);
+    const session = openSseSession(sink, clock, timings);
+    let ends = 0;
+    session.onEnd(() => ends++);
+    expect(closers).toHaveLength(1);
+    closers[0]!();
+    expect(session.ended).toBe(true);
+    expect(ends).toBe(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('pings after 20 s without writes, and every write postpones the ping', async () => {
     const clock = createManualClock();
     const sink = fakeSink();
