@@ -1,6 +1,6 @@
 import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
 import { appendToLog } from './events.js';
-import { byCodeUnit, type Bucket, type MemoryState } from './state.js';
+import { byCodeUnit, noteAppended, type Bucket, type MemoryState } from './state.js';
 
 type PressMethods = Pick<Storage, 'admitPress' | 'notePress' | 'listRecentPressers'>;
 
@@ -70,7 +70,10 @@ export function pressMethods(state: MemoryState): PressMethods {
       const held = state.presses.get(key);
       if (held !== undefined && held.expiresAt > now) return { outcome: 'duplicate', eventId: held.eventId };
       if (!takeTokens(state, rules, now)) return { outcome: 'limited' };
+      // Appended, even over an expired entry of the same key: the map stays in admission order.
+      if (held !== undefined) state.presses.delete(key);
       state.presses.set(key, { eventId: event.id, expiresAt: keyExpiresAt });
+      noteAppended(state.pressOrder, keyExpiresAt);
       notePress(state, note.widgetKey, note.deviceId, note.until);
       return { outcome: 'accepted', event: { ...appendToLog(state, accountId, event) } };
     },

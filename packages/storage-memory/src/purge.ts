@@ -1,7 +1,7 @@
 import { purgeEvents } from './events.js';
 import { purgeLeases } from './leases.js';
 import { bucketIsFull } from './presses.js';
-import type { MemoryState } from './state.js';
+import { newExpiryOrder, type ExpiryOrder, type MemoryState } from './state.js';
 
 /**
  * A window whose trailing push was never claimed (its instance went away) is dropped this
@@ -9,16 +9,22 @@ import type { MemoryState } from './state.js';
  */
 export const ABANDONED_TRAILING_MS = 5 * 60_000;
 
-/** Deletes at most `batch` entries of `map` for which `expired` holds; returns how many. */
-function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => boolean): number {
+/**
+ * Deletes at most `batch` entries of `map` for which `expired` holds; returns how many.
+ * A map known to be in expiry order is read only up to its first live entry.
+ */
+function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => boolean, order?: ExpiryOrder): number {
   let removed = 0;
   for (const [key, value] of map) {
     if (removed >= batch) break;
     if (expired(value)) {
       map.delete(key);
       removed += 1;
+    } else if (order?.sorted) {
+      break; // every later entry expires no earlier than this live one
     }
   }
+  if (order !== undefined && map.size === 0) Object.assign(order, newExpiryOrder());
   return removed;
 }
 
@@ -30,10 +36,10 @@ function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => 
 export function purgeExpired(state: MemoryState, now: number, batch: number): number {
   const removed =
     purgeEvents(state, now, batch) +
-    purgeMap(state.presses, batch, (press) => press.expiresAt <= now) +
+    purgeMap(state.presses, batch, (press) => press.expiresAt <= now, state.pressOrder) +
     purgePressNotes(state, now, batch) +
     purgeLeases(state, now, batch) +
-    purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now);
+    purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now, state.claimOrder);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
   purgeMap(
     state.throttle,

@@ -60,6 +60,28 @@ export interface MemoryState {
   throttle: Map<string, ThrottleWindow>;
   /** `claimKey(eventId, entryKey)` → claim. */
   claims: Map<string, { instanceId: string; expiresAt: number }>;
+  pressOrder: ExpiryOrder;
+  claimOrder: ExpiryOrder;
+}
+
+/**
+ * Whether a map of expiring entries, always appended to (an entry set again is deleted
+ * first), is also in expiry order: true while every entry expires no earlier than the one
+ * before it, the usual case since each kind has one lifetime. A purge then stops at the
+ * first entry still alive instead of reading them all: at 1,000 presses a second the
+ * press keys of ten minutes are 600,000 entries, and a purge runs in rounds of 500.
+ */
+export interface ExpiryOrder {
+  latest: number;
+  sorted: boolean;
+}
+
+export const newExpiryOrder = (): ExpiryOrder => ({ latest: Number.NEGATIVE_INFINITY, sorted: true });
+
+/** Records that an entry expiring at `expiresAt` was appended. */
+export function noteAppended(order: ExpiryOrder, expiresAt: number): void {
+  if (expiresAt < order.latest) order.sorted = false;
+  else order.latest = expiresAt;
 }
 
 export function createState(): MemoryState {
@@ -79,6 +101,8 @@ export function createState(): MemoryState {
     pressNotes: new Map(),
     throttle: new Map(),
     claims: new Map(),
+    pressOrder: newExpiryOrder(),
+    claimOrder: newExpiryOrder(),
   };
 }
 

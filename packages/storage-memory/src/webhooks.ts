@@ -1,5 +1,5 @@
 import type { Storage } from '@tilecast/core';
-import { copy, pairKey, type MemoryState } from './state.js';
+import { copy, noteAppended, pairKey, type MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 
 type WebhookMethods = Pick<
@@ -27,7 +27,9 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
       const key = pairKey(eventId, entryKey);
       const claim = state.claims.get(key);
       if (claim && claim.expiresAt > now) return false;
+      if (claim) state.claims.delete(key); // appended: the map stays in claim order
       state.claims.set(key, { instanceId, expiresAt });
+      noteAppended(state.claimOrder, expiresAt);
       return true;
     },
 

@@ -78,6 +78,35 @@ describe('memory storage', () => {
     expect((await storage.admitPress(again)).outcome).toBe('accepted');
   });
 
+  it('purges press keys and claims exactly, whether or not they were added in expiry order', async () => {
+    const storage = createMemoryStorage();
+    // Events and notes outlive the test: only keys and claims expire here.
+    const note = { widgetKey: 'acme/panel', deviceId: 'phone', until: T0 + 1e9 };
+    const admit = (key: string, keyExpiresAt: number, now = T0) =>
+      storage.admitPress({ key, keyExpiresAt, rules: [], now, note, accountId: 'acme', event: event(T0 + 1e9) });
+    // In order: a purge may stop at the first live key, and must still take every expired one.
+    await admit('a', T0 + 10);
+    await admit('b', T0 + 20);
+    await admit('c', T0 + 30);
+    expect(await storage.purgeExpired(T0 + 20, 100)).toBe(2);
+    expect(storage.stats().pressKeys).toBe(1);
+    // Re-admitted after expiry (c expired at T0 + 30, unpurged): its new key must not
+    // shield d, which was added after c's first admission and expires before c's second.
+    await admit('d', T0 + 50, T0 + 25);
+    await admit('c', T0 + 100, T0 + 40);
+    expect(await storage.purgeExpired(T0 + 60, 100)).toBe(1); // d
+    expect(storage.stats().pressKeys).toBe(1);
+    // Out of order (a longer lifetime first): the purge reads on past live keys.
+    await admit('long', T0 + 1_000, T0 + 60);
+    await admit('short', T0 + 200, T0 + 60);
+    expect(await storage.purgeExpired(T0 + 200, 100)).toBe(2); // c and short
+    expect(storage.stats().pressKeys).toBe(1);
+    await storage.claimWebhookDelivery('e-long', '*', 'i1', T0, T0 + 1_000);
+    await storage.claimWebhookDelivery('e-short', '*', 'i1', T0, T0 + 10);
+    expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+    expect(storage.stats()).toMatchObject({ pressKeys: 1, deliveryClaims: 1 });
+  });
+
   it('a trailing push never claimed (its instance went away) is freed after a grace period', async () => {
     const storage = createMemoryStorage();
     await storage.claimWidgetPush('acme/busy', T0, 2_000);
