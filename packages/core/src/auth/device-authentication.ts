@@ -21,9 +21,9 @@ export function deviceTokenAuthenticator(storage: Storage): DeviceAuthenticator 
 
 /** The device API's authentication: `401 Could not validate credentials` when no device is found. */
 export function authenticateDevice(authenticate: DeviceAuthenticator, request: CoreRequest): Promise<DeviceRecord> {
-  // An embedder's authenticator may answer a plain value (as `await` would allow).
-  const found = authenticate(request);
-  return (found instanceof Promise ? found : Promise.resolve(found)).then(foundOrUnauthorized);
+  // `Promise.resolve` hands a promise back as it is, and also takes a plain value from an
+  // embedder's authenticator (as `await` would).
+  return Promise.resolve(authenticate(request)).then(foundOrUnauthorized);
 }
 
 function foundOrUnauthorized(device: DeviceRecord | null): DeviceRecord {

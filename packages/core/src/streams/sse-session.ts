@@ -50,7 +50,7 @@ export class StreamSession implements SseSession {
   #endHandlers: (() => void)[] | undefined;
   /** One callback for every re-arming of the timer (it is re-armed after each ping interval). */
   readonly #onTimer = (): void => this.#tick();
-  /** For a sink's `onClose`: the client left. */
+  /** The client left: called by the sink's `onClose`, or its signal's abort. */
   readonly #onClose = (): void => this.end();
 
   constructor(
@@ -69,16 +69,10 @@ export class StreamSession implements SseSession {
    */
   open(): this {
     if (this.sink.onClose) this.sink.onClose(this.#onClose);
-    // Through the signal, the session itself listens (`handleEvent`).
     else if (this.sink.signal.aborted) this.end();
-    else this.sink.signal.addEventListener('abort', this, { once: true });
+    else this.sink.signal.addEventListener('abort', this.#onClose, { once: true });
     this.#schedule();
     return this;
-  }
-
-  /** The client left (the sink's signal aborted). */
-  handleEvent(): void {
-    this.end();
   }
 
   // Not an async function: every event of every stream goes through here.
