@@ -5,29 +5,28 @@ import { median, round } from './stats.mjs';
 /**
  * Runs baseline and project alternately (`runs` times each) under the same request load
  * and compares median throughput and server CPU per request.
+ *
+ * Every run starts both servers afresh (as JMH forks a new JVM per fork): on these
+ * machines one server process can be 10–30 % faster or slower than the next one of the
+ * same script for its whole life (JIT decisions, heap layout), while within one process
+ * runs differ by a few per cent. With one process per side, that luck of the draw
+ * decided the ratio; with a process per run, the medians take it in equally.
  */
-export async function compareThroughput({ baseline, project, path, body, runs, duration, connections = 50 }) {
-  const servers = { baseline: await startServer(baseline.script, baseline), project: await startServer(project.script, project) };
+export async function compareThroughput({ baseline, project, path, body, runs, duration, connections = 50, warmup = 2 }) {
   const samples = { baseline: [], project: [] };
-  try {
-    const once = async (which, seconds) => {
-      const server = servers[which];
-      const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
-      const before = await server.cpu();
-      const load = await hammer({ url: server.url + path, headers, body, connections, duration: seconds });
-      const after = await server.cpu();
-      if (load.non2xx > 0 || load.errors > 0) throw new Error(`${which}: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
-      return { ...load, cpuMicrosPerRequest: (after - before) / load.requests };
-    };
-    await once('baseline', 1); // warm-up: JIT, connections
-    await once('project', 1);
-    for (let i = 0; i < runs; i++) {
-      samples.baseline.push(await once('baseline', duration));
-      samples.project.push(await once('project', duration));
+  for (let i = 0; i < runs; i++) {
+    const servers = { baseline: await startServer(baseline.script, baseline), project: await startServer(project.script, project) };
+    try {
+      const once = (which, seconds) => measure(servers[which], which, { path, body, connections, seconds });
+      await once('baseline', warmup); // JIT, connections
+      await once('project', warmup);
+      // The order alternates too, so neither side always runs right after the other's load.
+      const order = i % 2 === 0 ? ['baseline', 'project'] : ['project', 'baseline'];
+      for (const which of order) samples[which].push(await once(which, duration));
+    } finally {
+      await servers.baseline.stop();
+      await servers.project.stop();
     }
-  } finally {
-    await servers.baseline.stop();
-    await servers.project.stop();
   }
   const summary = (list) => ({
     requestsPerSecond: round(median(list.map((s) => s.requestsPerSecond)), 0),
@@ -37,4 +36,14 @@ export async function compareThroughput({ baseline, project, path, body, runs, d
   const b = summary(samples.baseline);
   const p = summary(samples.project);
   return { baseline: b, project: p, ratio: round(p.requestsPerSecond / b.requestsPerSecond, 3), addedCpuMicros: round(p.cpuMicrosPerRequest - b.cpuMicrosPerRequest, 2), samples };
+}
+
+/** One timed load against one server: its answers must all be 2xx. */
+async function measure(server, which, { path, body, connections, seconds }) {
+  const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+  const before = await server.cpu();
+  const load = await hammer({ url: server.url + path, headers, body, connections, duration: seconds });
+  const after = await server.cpu();
+  if (load.non2xx > 0 || load.errors > 0) throw new Error(`${which}: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
+  return { ...load, cpuMicrosPerRequest: (after - before) / load.requests };
 }

@@ -89,15 +89,15 @@ async function webhookRun(kind, tls, { accounts, rate, seconds }) {
 /**
  * Does webhook delivery slow the publisher API down? `PATCH /widget` throughput of the
  * bare P1 baseline, of one Tilecast server alone, and of the same server while 100
- * presses per second are delivered as webhooks: measured alternately, `runs` times each,
- * and compared by their medians (validation is in the path, so several runs, as for P1).
+ * presses per second are delivered as webhooks: measured in turn, `runs` times each, and
+ * compared by their medians (validation is in the path, so several runs, as for P1).
+ * Each run has new server processes, for the reason given in `lib/throughput.mjs`.
  */
 async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
   const env = { BENCH_WEBHOOK_URL: 'https://localhost/hook', BENCH_WEBHOOK_SECRET: SECRET, BENCH_WEBHOOK_CA: tls.ca };
-  const publish = (server, headers) => hammer({ url: `${server.url}/widget/panel`, headers: { 'content-type': 'application/json', ...headers }, body: widgetBody(), duration: seconds });
+  const publish = (server, headers, duration = seconds) =>
+    hammer({ url: `${server.url}/widget/panel`, headers: { 'content-type': 'application/json', ...headers }, body: widgetBody(), duration });
   const receiver = await startReceiver(tls, () => {});
-  const bare = await startServer('baselines/publish-node-http.mjs', { args: ['widget'] });
-  const server = await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env });
   const owner = { authorization: 'Token tok_bench_0' };
   const busy = async (target, work) => {
     const before = await target.cpu();
@@ -107,7 +107,7 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
     return { ...result, serverCpu: (after - before) / 1000 / (performance.now() - started) };
   };
   let i = 0;
-  const underPresses = async (work) => {
+  const underPresses = async (server, work) => {
     let pressing = true;
     const presses = (async () => {
       while (pressing) {
@@ -126,12 +126,20 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
   };
   const samples = { bare: [], alone: [], loaded: [] };
   try {
-    await publish(bare, {}); // warm-up: JIT, connections
-    await publish(server, owner);
     for (let run = 0; run < runs; run++) {
-      samples.bare.push(await busy(bare, () => publish(bare, {})));
-      samples.alone.push(await busy(server, () => publish(server, owner)));
-      samples.loaded.push(await busy(server, () => underPresses(() => publish(server, owner))));
+      const bare = await startServer('baselines/publish-node-http.mjs', { args: ['widget'] });
+      const server = await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env });
+      try {
+        await publish(bare, {}, 2); // warm-up: JIT, connections
+        await publish(server, owner, 2);
+        await underPresses(server, () => publish(server, owner, 1)); // the delivery path, and the receiver's connections
+        samples.bare.push(await busy(bare, () => publish(bare, {})));
+        samples.alone.push(await busy(server, () => publish(server, owner)));
+        samples.loaded.push(await busy(server, () => underPresses(server, () => publish(server, owner))));
+      } finally {
+        await server.stop();
+        await bare.stop();
+      }
     }
     const rateOf = (list) => median(list.map((sample) => sample.requestsPerSecond));
     const cpuOf = (list) => median(list.map((sample) => sample.serverCpu));
@@ -145,8 +153,6 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
       serverCpuLoaded: cpuOf(samples.loaded),
     };
   } finally {
-    await server.stop();
-    await bare.stop();
     await receiver.close();
   }
 }
