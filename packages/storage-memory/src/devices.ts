@@ -31,7 +31,7 @@ export function deviceMethods(state: MemoryState): DeviceMethods {
   return {
     async upsertDevice(device) {
       const holder = state.deviceByToken.get(device.tokenHash);
-      if (holder !== undefined && holder !== device.id) {
+      if (holder !== undefined && holder.id !== device.id) {
         throw new Error('this token hash already belongs to another device');
       }
       const previous = state.devices.get(device.id);
@@ -39,8 +39,9 @@ export function deviceMethods(state: MemoryState): DeviceMethods {
         state.deviceByToken.delete(previous.tokenHash);
         unlinkFromAccount(state, previous.accountId, device.id);
       }
-      state.devices.set(device.id, copy(device));
-      state.deviceByToken.set(device.tokenHash, device.id);
+      const kept = copy(device);
+      state.devices.set(device.id, kept);
+      state.deviceByToken.set(device.tokenHash, kept);
       let ids = state.devicesByAccount.get(device.accountId);
       if (!ids) {
         ids = new Set();
@@ -59,8 +60,7 @@ export function deviceMethods(state: MemoryState): DeviceMethods {
     },
 
     async findDeviceByTokenHash(tokenHash) {
-      const deviceId = state.deviceByToken.get(tokenHash);
-      const device = deviceId === undefined ? undefined : state.devices.get(deviceId);
+      const device = state.deviceByToken.get(tokenHash);
       return device ? { ...device } : null; // a flat record: a spread is a full copy
     },
 

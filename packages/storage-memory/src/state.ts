@@ -44,8 +44,8 @@ export interface MemoryState {
   /** accountId → slug → widget. */
   widgets: Map<string, Map<string, WidgetEntry>>;
   devices: Map<string, DeviceRecord>;
-  /** tokenHash → device id. */
-  deviceByToken: Map<string, string>;
+  /** tokenHash → the device's record, the same object as in `devices` (one lookup per device request). */
+  deviceByToken: Map<string, DeviceRecord>;
   /** accountId → its device ids. */
   devicesByAccount: Map<string, Set<string>>;
   /** deviceId → widget keys (`widgetKey`) shared with it. */

@@ -6,6 +6,7 @@ import { frameEvent } from '../events/frame-cache.js';
 import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
 import { widgetKey } from '../services/device-fanout.js';
+import { isoTime } from '../iso-time.js';
 
 export const EVENT_TYPE = 'widget.action.v1';
 /** An event expires 5 s after it occurred (spec "Limits"). */
@@ -97,8 +98,8 @@ function pressEvent(id: string, press: PressReport, kind: ActionKind, now: numbe
       request_id: press.request_id,
       type: EVENT_TYPE,
       subject: { kind: 'widget', slug: press.slug },
-      occurred_at: new Date(now).toISOString(),
-      expires_at: new Date(expiresAt).toISOString(),
+      occurred_at: isoTime(now),
+      expires_at: isoTime(expiresAt),
       data,
     },
   };

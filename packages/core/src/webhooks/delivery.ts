@@ -20,6 +20,7 @@ import { isSuccess, MAX_ATTEMPTS, retryDelay } from './retry-policy.js';
 import { entryFor, readStoredMap } from './stored-map.js';
 import type { ActionEnvelope } from './template.js';
 import type { WebhookEntryConfig } from './map-schema.js';
+import { isoTime } from '../iso-time.js';
 
 export interface WebhookDispatcherOptions extends Omit<GuardedAgentOptions, 'allowPrivateNetworks'> {
   storage: Storage;
@@ -81,7 +82,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     const outcome = await attemptAll(target.entry, envelope, event);
     if (closing.signal.aborted) return; // cut short by shutdown: not the receiver's outcome
-    await storage.recordWebhookOutcome(accountId, slug, target.key, outcome.ok ? 'success' : 'failure', new Date(clock.now()).toISOString());
+    await storage.recordWebhookOutcome(accountId, slug, target.key, outcome.ok ? 'success' : 'failure', isoTime(clock.now()));
     const fields = { account: accountId, slug, entry: target.key, event_id: event.id, ...outcome };
     if (outcome.ok) logger.info('webhook delivered', fields);
     else logger.warn('webhook delivery failed', fields);
