@@ -1,5 +1,5 @@
-import type { ActivityRecord, ActivityTransition, Storage } from '@tilecast/core';
-import { byCodeUnit, copy, guardRefusal, inner, isoTime, type MemoryState } from './state.js';
+import { isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 

@@ -129,18 +129,6 @@ export function copy<T>(value: T): T {
   return out as T;
 }
 
-let lastTime = Number.NaN;
-let lastIso = '';
-
-/** ISO-8601 text of `now`; the last answer is kept, since updates under load share a millisecond. */
-export function isoTime(now: number): string {
-  if (now !== lastTime) {
-    lastIso = new Date(now).toISOString();
-    lastTime = now;
-  }
-  return lastIso;
-}
-
 /**
  * Why a guarded write must not happen (core `writeRefusal`), or null when it may. Runs in
  * the same synchronous step as the write, so what it checked still holds when it writes.

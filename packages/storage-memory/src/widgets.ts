@@ -1,5 +1,5 @@
-import type { Storage } from '@tilecast/core';
-import { byCodeUnit, copy, guardRefusal, inner, isoTime, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
+import { isoTime, type Storage } from '@tilecast/core';
+import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
   Storage,

@@ -1,5 +1,5 @@
-import { writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
-import { type Ctx, isoTime, num, toJson, transaction } from './db.js';
+import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { type Ctx, num, toJson, transaction } from './db.js';
 import { credentialHolds } from './guard.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;

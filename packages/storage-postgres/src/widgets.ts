@@ -1,5 +1,5 @@
-import type { Storage, WidgetRecord } from '@tilecast/core';
-import { type Ctx, errorCode, isoTime, num, prepared, toJson } from './db.js';
+import { isoTime, type Storage, type WidgetRecord } from '@tilecast/core';
+import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 type WidgetMethods = Pick<
