@@ -130,8 +130,8 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
       const bare = await startServer('baselines/publish-node-http.mjs', { args: ['widget'] });
       const server = await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env });
       try {
-        await publish(bare, {}, 2); // warm-up: JIT, connections
-        await publish(server, owner, 2);
+        await publish(bare, {}, 3); // warm-up: JIT, connections (see lib/throughput.mjs)
+        await publish(server, owner, 3);
         await underPresses(server, () => publish(server, owner, 1)); // the delivery path, and the receiver's connections
         samples.bare.push(await busy(bare, () => publish(bare, {})));
         samples.alone.push(await busy(server, () => publish(server, owner)));
