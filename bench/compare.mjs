@@ -1,9 +1,11 @@
 // `node bench/compare.mjs <script> <arg> [<script> <arg>]…`: a diagnostic. Runs the P1 load
 // against each server alternately (3 × 3 s) and prints req/s and server CPU per request.
 import { hammer } from './lib/load.mjs';
-import { startServer } from './lib/process.mjs';
+import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { median, round } from './lib/stats.mjs';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
+
+pinLoadGenerator(import.meta.url);
 
 const pairs = [];
 for (let i = 2; i < process.argv.length; i += 2) pairs.push([process.argv[i], process.argv[i + 1]]);

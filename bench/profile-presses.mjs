@@ -2,8 +2,10 @@
 // S2 press load against one server with --cpu-prof (diagnostic; profile in /tmp/tilecast-prof).
 import { rmSync } from 'node:fs';
 import { runPressLoad } from './lib/press-load.mjs';
-import { startServer } from './lib/process.mjs';
+import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { percentile } from './lib/stats.mjs';
+
+pinLoadGenerator(import.meta.url);
 
 const [kind = 'tilecast', accounts = '2500', rate = '1000', seconds = '10'] = process.argv.slice(2);
 const dir = '/tmp/tilecast-prof';

@@ -2,8 +2,10 @@
 // with --cpu-prof and prints the functions with the most self time. For finding causes.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { hammer } from './lib/load.mjs';
-import { startServer } from './lib/process.mjs';
+import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
+
+pinLoadGenerator(import.meta.url);
 
 const [script, ...args] = process.argv.slice(2);
 const dir = '/tmp/tilecast-prof';

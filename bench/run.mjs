@@ -1,20 +1,13 @@
 // `npm run bench [-- --quick] [P1 P2 ...]`: runs the scenarios, prints medians, ratios and
 // PASS/FAIL, and writes bench/results/<id>.json. The load generator (this process) is
 // pinned to one core and every server to the other, when taskset exists.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { hasTaskset, LOAD_CPU } from './lib/process.mjs';
+import { hasTaskset, pinLoadGenerator } from './lib/process.mjs';
 import { scenarios } from './scenarios/index.mjs';
 
-if (hasTaskset && process.env.TILECAST_BENCH_PINNED !== '1') {
-  const child = spawnSync('taskset', ['-c', LOAD_CPU, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, TILECAST_BENCH_PINNED: '1' },
-  });
-  process.exit(child.status ?? 1);
-}
+pinLoadGenerator(import.meta.url);
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

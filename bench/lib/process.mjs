@@ -8,6 +8,21 @@ export const SERVER_CPU = '0';
 export const LOAD_CPU = '1';
 
 /**
+ * Runs this script again pinned to LOAD_CPU (when taskset exists and it is not pinned
+ * yet) and exits with its status; returns only in the pinned process. Every script that
+ * generates load calls it first: an unpinned load generator also runs on the servers'
+ * core and is counted in their profiles.
+ */
+export function pinLoadGenerator(script) {
+  if (!hasTaskset || process.env.TILECAST_BENCH_PINNED === '1') return;
+  const child = spawnSync('taskset', ['-c', LOAD_CPU, process.execPath, ...process.execArgv, fileURLToPath(script), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, TILECAST_BENCH_PINNED: '1' },
+  });
+  process.exit(child.status ?? 1);
+}
+
+/**
  * Starts a server script in its own process (pinned to SERVER_CPU when taskset exists)
  * and resolves once it reported ready. Bounded: a server that is not ready in 20 s fails.
  */
