@@ -3,6 +3,13 @@ import { startServer } from './process.mjs';
 import { median, round } from './stats.mjs';
 
 /**
+ * Unmeasured load a new server process gets first: under the P1 load the baseline's
+ * throughput settles in its third second and Tilecast's in its third or fourth (1 s
+ * samples), and a long-running server is past that.
+ */
+export const WARMUP_SECONDS = 3;
+
+/**
  * Runs baseline and project alternately (`runs` times each) under the same request load
  * and compares median throughput and server CPU per request.
  *
@@ -11,11 +18,9 @@ import { median, round } from './stats.mjs';
  * same script for its whole life (JIT decisions, heap layout), while within one process
  * runs differ by a few per cent. With one process per side, that luck of the draw
  * decided the ratio; with a process per run, the medians take it in equally.
- * `warmup` seconds of load first (unmeasured): under the P1 load the baseline's
- * throughput settles in its third second and Tilecast's in its third or fourth (1 s
- * samples), and a long-running server is past that.
+ * `warmup` seconds of load first (unmeasured; WARMUP_SECONDS by default).
  */
-export async function compareThroughput({ baseline, project, path, body, runs, duration, connections = 50, warmup = 3 }) {
+export async function compareThroughput({ baseline, project, path, body, runs, duration, connections = 50, warmup = WARMUP_SECONDS }) {
   const samples = { baseline: [], project: [] };
   for (let i = 0; i < runs; i++) {
     const servers = { baseline: await startServer(baseline.script, baseline), project: await startServer(project.script, project) };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { hammer } from '../lib/load.mjs';
 import { widgetBody } from '../lib/payloads.mjs';
 import { startServer } from '../lib/process.mjs';
+import { WARMUP_SECONDS } from '../lib/throughput.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
 
 const SECRET = 'whsec_bench_0123456789';
@@ -130,8 +131,8 @@ async function publishUnderWebhooks(tls, { accounts, rate, seconds, runs }) {
       const bare = await startServer('baselines/publish-node-http.mjs', { args: ['widget'] });
       const server = await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env });
       try {
-        await publish(bare, {}, 3); // warm-up: JIT, connections (see lib/throughput.mjs)
-        await publish(server, owner, 3);
+        await publish(bare, {}, WARMUP_SECONDS); // JIT, connections
+        await publish(server, owner, WARMUP_SECONDS);
         await underPresses(server, () => publish(server, owner, 1)); // the delivery path, and the receiver's connections
         samples.bare.push(await busy(bare, () => publish(bare, {})));
         samples.alone.push(await busy(server, () => publish(server, owner)));

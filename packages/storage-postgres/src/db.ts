@@ -153,4 +153,3 @@ export const num = (value: unknown): number => Number(value);
 
 /** JSON travels as text both ways, so object key order is kept exactly (a `json` column, not `jsonb`). */
 export const toJson = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
-
