@@ -9,6 +9,7 @@
  * fields the widget templates declare themselves (widgets/*.ts).
  */
 import * as v from 'valibot';
+import { pipe } from './pipe.js';
 import { discriminated, tagged } from './discriminated.js';
 import { Color, ColorRendering, RenderingMode, SegmentDisplay, TrackFill, ValueFormatter } from './enums.js';
 import { MSG } from './messages.js';
@@ -70,7 +71,7 @@ export const SimpleProgressBar = strict({
 export const SegmentedProgressBar = strict({
   style: v.optional(v.literal('segmented'), 'segmented'),
   value: fraction(),
-  segments: v.pipe(v.array(Segment), v.minLength(1), v.maxLength(4)),
+  segments: pipe(v.array(Segment), v.minLength(1), v.maxLength(4)),
   display: v.optional(SegmentDisplay, 'split'),
 });
 

@@ -4,6 +4,7 @@
  * reference-deployment §3). Activities only: widget echoes carry no `icon_v2`.
  */
 import * as v from 'valibot';
+import { pipe } from './pipe.js';
 import { activityContentSchemas, type ActivityTemplateName } from './activity.js';
 import { Icon } from './blocks.js';
 import { tagged } from './discriminated.js';
@@ -48,7 +49,7 @@ export function withIconV2<TContent extends Record<string, unknown>>(content: TC
   return echo as TContent & { icon_v2: Icon | null };
 }
 
-const iconV2Field = v.pipe(
+const iconV2Field = pipe(
   v.nullable(Icon),
   v.metadata({ readOnly: true, description: 'The icon normalised to an Icon object, or null when there is no icon.' }),
 );

@@ -4,6 +4,7 @@
  * integers, RFC 3339 timestamps, and "an explicit null on an optional field means absent".
  */
 import * as v from 'valibot';
+import { pipe } from './pipe.js';
 import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
@@ -66,24 +67,24 @@ export function orNull<const TSchema extends v.GenericSchema>(schema: TSchema): 
 
 /** A number, never a numeric string, never NaN or ±Infinity. */
 export function finiteNumber() {
-  return v.pipe(v.number(), v.finite());
+  return pipe(v.number(), v.finite());
 }
 
 /** 0.0 to 1.0 inclusive: progress values. */
 export function fraction() {
-  return v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1));
+  return pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1));
 }
 
 export function atLeast(minimum: number) {
-  return v.pipe(v.number(), v.finite(), v.minValue(minimum));
+  return pipe(v.number(), v.finite(), v.minValue(minimum));
 }
 
 export function between(minimum: number, maximum: number) {
-  return v.pipe(v.number(), v.finite(), v.minValue(minimum), v.maxValue(maximum));
+  return pipe(v.number(), v.finite(), v.minValue(minimum), v.maxValue(maximum));
 }
 
 export function greaterThan(bound: number) {
-  return v.pipe(v.number(), v.finite(), v.gtValue(bound));
+  return pipe(v.number(), v.finite(), v.gtValue(bound));
 }
 
 /**
@@ -91,22 +92,22 @@ export function greaterThan(bound: number) {
  * `-0` and integers beyond 2^53 are refused (each as `int_type`).
  */
 export function integer() {
-  return v.pipe(v.number(MSG.int), v.safeInteger(MSG.int), v.check((value: number) => !Object.is(value, -0), MSG.int));
+  return pipe(v.number(MSG.int), v.safeInteger(MSG.int), v.check((value: number) => !Object.is(value, -0), MSG.int));
 }
 
 /** A string of at most `maximum` characters (UTF-16 units, as everywhere in the spec). */
 export function text(maximum: number) {
-  return v.pipe(v.string(), v.maxLength(maximum));
+  return pipe(v.string(), v.maxLength(maximum));
 }
 
 /** A string of `minimum` to `maximum` characters. */
 export function textBetween(minimum: number, maximum: number) {
-  return v.pipe(v.string(), v.minLength(minimum), v.maxLength(maximum));
+  return pipe(v.string(), v.minLength(minimum), v.maxLength(maximum));
 }
 
 /** RFC 3339 date-time with an offset (`Z` or `±hh:mm`), kept as sent. */
 export function timestamp() {
-  return v.pipe(
+  return pipe(
     v.string(),
     v.check(isDateTime, MSG.datetime),
     v.check(hasOffset, MSG.timezone),
@@ -116,12 +117,12 @@ export function timestamp() {
 
 /** `tap_url`: any absolute URI (custom app schemes included), 1 to 256 characters. */
 export function uri() {
-  return v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.url());
+  return pipe(v.string(), v.minLength(1), v.maxLength(256), v.url());
 }
 
 /** An absolute `https://` URL of at most 256 characters. */
 export function httpsUrl() {
-  return v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.url(), v.startsWith('https://', MSG.httpsScheme));
+  return pipe(v.string(), v.minLength(1), v.maxLength(256), v.url(), v.startsWith('https://', MSG.httpsScheme));
 }
 
 /** Path items for issues raised by list-level rules, pointing at `input[key]`. */

@@ -6,6 +6,7 @@
  * may hold a token) never comes back in a 422.
  */
 import * as v from 'valibot';
+import { pipe } from '../schemas/pipe.js';
 import { MSG, pydantic, valueError } from '../schemas/messages.js';
 import { isPlainObject, objectItem, orNull, strict } from '../schemas/primitives.js';
 import { withDefault } from '../schemas/widgets/common.js';
@@ -94,7 +95,7 @@ function checkHeaders({ dataset, addIssue }: v.RawCheckContext<Record<string, st
 }
 
 function webhookUrl(policy: AddressPolicy) {
-  return v.pipe(
+  return pipe(
     v.string(),
     v.minLength(1),
     v.maxLength(WEBHOOK_URL_MAX_LENGTH),
@@ -125,7 +126,7 @@ function plainRecord<const TKey extends v.GenericSchema<string, string>, const T
   return Object.assign(schema, { '~run': guarded });
 }
 
-const webhookHeaders = v.pipe(
+const webhookHeaders = pipe(
   plainRecord(v.string(), v.string()),
   v.rawCheck(checkHeaders),
   v.description(`Extra request headers, at most ${WEBHOOK_HEADERS_MAX_BYTES} bytes in total.`),
@@ -133,7 +134,7 @@ const webhookHeaders = v.pipe(
 
 /** Any JSON; strings may contain placeholders. Absent or null: the event envelope is sent. */
 const webhookBody = v.nullish(
-  v.pipe(
+  pipe(
     v.unknown(),
     v.check((template) => (templateByteSize(template) ?? Infinity) <= WEBHOOK_BODY_MAX_BYTES, MESSAGES.bodySize),
     v.check(templateHasOnlyKnownPlaceholders, MESSAGES.placeholder),
@@ -148,7 +149,7 @@ function webhookEntry(policy: AddressPolicy) {
     method: withDefault(v.picklist(WEBHOOK_METHODS), 'POST'),
     headers: v.nullish(webhookHeaders, () => ({})),
     body: webhookBody,
-    secret: orNull(v.pipe(v.string(), v.minLength(1), v.maxLength(WEBHOOK_SECRET_MAX_LENGTH), v.description('Turns on request signing. Never returned.'))),
+    secret: orNull(pipe(v.string(), v.minLength(1), v.maxLength(WEBHOOK_SECRET_MAX_LENGTH), v.description('Turns on request signing. Never returned.'))),
   });
 }
 
@@ -157,8 +158,8 @@ function webhookMapRequest(policy: AddressPolicy) {
   return {
     entry,
     map: strict({
-      webhooks: v.pipe(
-        plainRecord(v.pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry),
+      webhooks: pipe(
+        plainRecord(pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry),
         v.maxEntries(WEBHOOK_MAP_MAX_ENTRIES, MESSAGES.tooMany),
       ),
     }),
@@ -189,16 +190,16 @@ export type WebhookEntryConfig = v.InferOutput<typeof WebhookEntryInput>;
 // ── responses (documentation schemas; the values come from `redact.ts`) ─────────────
 
 export const WebhookConfigOutput = v.object({
-  url: v.pipe(v.string(), v.description('The URL with every query value shown as `***`.')),
+  url: pipe(v.string(), v.description('The URL with every query value shown as `***`.')),
   method: v.picklist(WEBHOOK_METHODS),
-  headers: v.pipe(v.record(v.string(), v.literal('***')), v.description('Header names; every value shown as `***`.')),
-  body: v.pipe(v.nullable(v.unknown()), v.description('The body template, or null when the envelope is sent.')),
+  headers: pipe(v.record(v.string(), v.literal('***')), v.description('Header names; every value shown as `***`.')),
+  body: pipe(v.nullable(v.unknown()), v.description('The body template, or null when the envelope is sent.')),
 });
 
 export const WebhookEntryStatus = v.object({
   config: WebhookConfigOutput,
-  last_success_at: v.nullable(v.pipe(v.string(), v.metadata({ format: 'date-time' }))),
-  last_failure_at: v.nullable(v.pipe(v.string(), v.metadata({ format: 'date-time' }))),
+  last_success_at: v.nullable(pipe(v.string(), v.metadata({ format: 'date-time' }))),
+  last_failure_at: v.nullable(pipe(v.string(), v.metadata({ format: 'date-time' }))),
 });
 
 export const WebhookMapOutput = v.object({ webhooks: v.record(v.string(), WebhookEntryStatus) });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { between, orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
 
@@ -12,7 +13,7 @@ export const BatteryDevice = strict({
 
 export const batteryWidgetSchema = strict({
   ...widgetFields('battery'),
-  devices: v.pipe(v.array(BatteryDevice), v.minLength(1), v.maxLength(8)),
+  devices: pipe(v.array(BatteryDevice), v.minLength(1), v.maxLength(8)),
 });
 
 export type BatteryWidgetInput = v.InferInput<typeof batteryWidgetSchema>;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { iconField, Value } from '../blocks.js';
 import { Color } from '../enums.js';
 import { atLeast, greaterThan, orNull, strict, textBetween } from '../primitives.js';
@@ -24,9 +25,9 @@ export const BudgetDisplay = v.picklist(['remaining', 'spent']);
 export const budgetWidgetSchema = strict({
   ...widgetFields('budget'),
   total: BudgetTotal,
-  categories: orNull(v.pipe(v.array(BudgetCategory), v.maxLength(6))),
+  categories: orNull(pipe(v.array(BudgetCategory), v.maxLength(6))),
   // ISO 4217 alphabetic code.
-  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
+  currency: pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
   display: withDefault(BudgetDisplay, 'remaining'),
   subtitle: orNull(Value),
 });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { iconField } from '../blocks.js';
 import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
@@ -31,10 +32,10 @@ export const HomeNode = strict({
   today: orNull(atLeast(0)),
 });
 
-export const energyWidgetSchema = v.pipe(
+export const energyWidgetSchema = pipe(
   strict({
     ...widgetFields('energy'),
-    sources: orNull(v.pipe(v.array(EnergySource), v.maxLength(3))),
+    sources: orNull(pipe(v.array(EnergySource), v.maxLength(3))),
     grid: orNull(GridNode),
     battery: orNull(BatteryNode),
     home: orNull(HomeNode),

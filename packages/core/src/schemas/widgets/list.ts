@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { Value } from '../blocks.js';
 import { orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields } from './common.js';
@@ -11,7 +12,7 @@ export const ListRow = strict({
 
 export const listWidgetSchema = strict({
   ...widgetFields('list'),
-  rows: v.pipe(v.array(ListRow), v.minLength(1), v.maxLength(6)),
+  rows: pipe(v.array(ListRow), v.minLength(1), v.maxLength(6)),
 });
 
 export type ListWidgetInput = v.InferInput<typeof listWidgetSchema>;

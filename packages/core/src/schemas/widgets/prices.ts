@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { valueError } from '../messages.js';
 import { arrayItem, finiteNumber, objectItem, orNull, strict, text, timestamp } from '../primitives.js';
 import { parseTimestamp } from '../timestamp.js';
@@ -30,7 +31,7 @@ function startsStrictlyIncrease({ dataset, addIssue }: v.RawCheckContext<v.Infer
 
 export const pricesWidgetSchema = strict({
   ...widgetFields('prices'),
-  entries: v.pipe(v.array(PriceEntry), v.minLength(1), v.maxLength(48), v.rawCheck(startsStrictlyIncrease)),
+  entries: pipe(v.array(PriceEntry), v.minLength(1), v.maxLength(48), v.rawCheck(startsStrictlyIncrease)),
   unit: orNull(text(16)),
 });
 

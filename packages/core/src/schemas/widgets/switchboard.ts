@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { tagged } from '../discriminated.js';
 import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
@@ -8,7 +9,7 @@ import { widgetFields, withDefault } from './common.js';
 /** Also the pattern of webhook map keys (besides `*`). */
 export const ACTION_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
-const actionId = v.pipe(v.string(), v.minLength(1), v.maxLength(32), v.regex(ACTION_ID_PATTERN));
+const actionId = pipe(v.string(), v.minLength(1), v.maxLength(32), v.regex(ACTION_ID_PATTERN));
 const stateWord = orNull(textBetween(1, 16));
 
 /**
@@ -80,7 +81,7 @@ function idsAreUnique<TAction extends { id: string }>({ dataset, addIssue }: v.R
 export const switchboardWidgetSchema = strict({
   ...widgetFields('switchboard'),
   // At most 8: the webhook map holds eight actions plus the default entry.
-  actions: v.pipe(v.array(SwitchboardAction), v.minLength(1), v.maxLength(8), v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>)),
+  actions: pipe(v.array(SwitchboardAction), v.minLength(1), v.maxLength(8), v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>)),
   title: orNull(text(32)),
   subtitle: orNull(text(64)),
   gradient: orNull(SwitchboardGradient),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { pipe } from '../pipe.js';
 import { Value } from '../blocks.js';
 import { Color } from '../enums.js';
 import { finiteNumber, orNull, strict, text } from '../primitives.js';
@@ -8,7 +9,7 @@ import { widgetFields } from './common.js';
 export const trendWidgetSchema = strict({
   ...widgetFields('trend'),
   value: finiteNumber(),
-  points: v.pipe(v.array(finiteNumber()), v.minLength(2), v.maxLength(48)),
+  points: pipe(v.array(finiteNumber()), v.minLength(2), v.maxLength(48)),
   unit: orNull(text(16)),
   state: orNull(Value),
   color: orNull(Color),
