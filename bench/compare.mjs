@@ -12,11 +12,11 @@ for (let i = 2; i < process.argv.length; i += 2) pairs.push([process.argv[i], pr
 const path = process.env.BENCH_PATH ?? '/widget/lights';
 const body = path.startsWith('/activity') ? activityBody() : widgetBody();
 const results = pairs.map(() => ({ rps: [], cpu: [] }));
-for (let round_ = 0; round_ < 3; round_++) {
+for (let round_ = 0; round_ < Number(process.env.ROUNDS ?? 3); round_++) {
   for (const [i, [script, arg]] of pairs.entries()) {
     const server = await startServer(script, { args: [arg] });
     const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
-    await hammer({ url: server.url + path, headers, body, duration: 1 });
+    await hammer({ url: server.url + path, headers, body, duration: 3 });
     const before = await server.cpu();
     const load = await hammer({ url: server.url + path, headers, body, duration: 3 });
     const after = await server.cpu();

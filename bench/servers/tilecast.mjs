@@ -2,8 +2,6 @@
 // on the storage named in argv[3]: 'memory' (default) or 'postgres' (at DATABASE_URL; only
 // when asked for, so a DATABASE_URL in the environment never changes the memory scenarios).
 // Reports the demo tokens to the runner.
-import express from 'express';
-import { tilecastRouter } from '@tilecast/adapter-express';
 import { mount } from '@tilecast/adapter-node-http';
 import { createTilecast, silentLogger } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
@@ -20,6 +18,9 @@ await m.createActivity({ account: 'bench', slug: 'order', template: 'progress' }
 
 let listener;
 if (adapter === 'express') {
+  // Loaded only here: a node:http server carries no express, as an embedder's would not.
+  const { default: express } = await import('express');
+  const { tilecastRouter } = await import('@tilecast/adapter-express');
   const app = express();
   app.use('/device', tilecastRouter(tilecast.device));
   app.use('/', tilecastRouter(tilecast));
