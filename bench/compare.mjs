@@ -1,5 +1,6 @@
 // `node bench/compare.mjs <script> <arg> [<script> <arg>]…`: a diagnostic. Runs the P1 load
-// against each server alternately (3 × 3 s) and prints req/s and server CPU per request.
+// against each server alternately (ROUNDS rounds, default 3; each a new process, 3 s warm-up, 3 s
+// measured) and prints median req/s and server CPU per request.
 import { hammer } from './lib/load.mjs';
 import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { median, round } from './lib/stats.mjs';

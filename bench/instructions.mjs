@@ -1,0 +1,119 @@
+// `node bench/instructions.mjs [P1|P3|S2] [--top N]`: a diagnostic. Counts the
+// instructions each server (baseline and Tilecast) runs per request (P1, P3) or per press
+// (S2, four deliveries each) under valgrind's callgrind, and prints both and their ratio,
+// without the collector's and the optimizing compiler's work (whose timing, not amount,
+// varies from run to run). Exact where timed runs on a shared machine swing: for judging a
+// change to the hot path. `--top N` lists the N functions that add the most.
+import autocannon from 'autocannon';
+import { countInstructions, hasCallgrind, isCollectorOrCompiler } from './lib/callgrind.mjs';
+import { send } from './lib/http.mjs';
+import { activityBody, widgetBody } from './lib/payloads.mjs';
+import { openStreams } from './lib/sse-clients.mjs';
+
+if (!hasCallgrind) {
+  console.error('valgrind (with callgrind_control) is not installed: apt-get install valgrind');
+  process.exit(2);
+}
+const args = process.argv.slice(2);
+const id = (args.find((arg) => /^[A-Za-z]\d$/.test(arg)) ?? 'P1').toUpperCase();
+const top = Number(args[args.indexOf('--top') + 1] || 0) * Number(args.includes('--top'));
+
+/** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
+const setups = {
+  P1: publishSetup('/widget/lights', widgetBody(), 'widget'),
+  P3: publishSetup('/activity/order', activityBody(), 'activity'),
+  S2: pressSetup(250),
+};
+const setup = setups[id];
+if (setup === undefined) {
+  console.error(`unknown scenario ${id}; known: ${Object.keys(setups).join(', ')}`);
+  process.exit(2);
+}
+
+const baseline = await countInstructions(setup.baseline.script, setup.baseline.args, (handles) => setup.drive('baseline', handles));
+const tilecast = await countInstructions(setup.project.script, setup.project.args, (handles) => setup.drive('tilecast', handles));
+const sum = (costs, keep) => [...costs].reduce((total, [name, n]) => (keep(name) ? total + n : total), 0);
+const perUnit = (costs) => sum(costs, (name) => !isCollectorOrCompiler(name)) / setup.count;
+const [b, t] = [perUnit(baseline), perUnit(tilecast)];
+console.log(`${id}: instructions per ${setup.unit}, without the collector and the optimizing compiler`);
+console.log(`  baseline  ${Math.round(b).toLocaleString('en')}`);
+console.log(`  tilecast  ${Math.round(t).toLocaleString('en')}  (${(t / b).toFixed(3)}×, ${Math.round(t - b).toLocaleString('en')} more)`);
+console.log(`  (collector and compiler: baseline ${Math.round(sum(baseline, isCollectorOrCompiler) / setup.count)}, tilecast ${Math.round(sum(tilecast, isCollectorOrCompiler) / setup.count)})`);
+if (top > 0) {
+  const names = new Set([...baseline.keys(), ...tilecast.keys()].filter((name) => !isCollectorOrCompiler(name)));
+  const rows = [...names].map((name) => ({ name, added: ((tilecast.get(name) ?? 0) - (baseline.get(name) ?? 0)) / setup.count }));
+  console.log(`\n  added per ${setup.unit}  function`);
+  for (const { name, added } of rows.sort((x, y) => y.added - x.added).slice(0, top)) console.log(`  ${String(Math.round(added)).padStart(8)}  ${name.slice(0, 110)}`);
+}
+
+function publishSetup(path, body, kind) {
+  const count = 2_000;
+  return {
+    unit: 'request',
+    count,
+    baseline: { script: 'baselines/publish-node-http.mjs', args: [kind] },
+    project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+    async drive(_which, { ready, measure, collectGarbage }) {
+      const headers = { 'content-type': 'application/json', ...(ready.token ? { authorization: `Token ${ready.token}` } : {}) };
+      const load = (amount) => checked(autocannon({ url: `http://127.0.0.1:${ready.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
+      await load(4_000); // the JIT: tiers up
+      await collectGarbage(); // a full collection now rather than inside the count
+      await load(8_000); // code a full collection threw away, compiled again (slowly, under valgrind)
+      await measure(() => load(count));
+    },
+  };
+}
+
+async function checked(run, amount) {
+  const result = await run;
+  if (result.non2xx > 0 || result.errors > 0 || result.requests.total !== amount) throw new Error(`load: ${result.non2xx} non-2xx, ${result.errors} errors`);
+}
+
+/** S2 in small: 250 accounts × 4 streams; presses round-robin over the accounts, 20 at a time. */
+function pressSetup(accounts) {
+  const count = 1_000;
+  const requestFor = {
+    baseline: (n, requestId) => ['/press', {}, JSON.stringify({ account: n, request_id: requestId })],
+    tilecast: (n, requestId) => ['/device/presses', { authorization: `Device dev_bench_${n}` }, JSON.stringify({ owner: `bench-${n}`, slug: 'panel', request_id: requestId, action: 'go' })],
+  };
+  return {
+    unit: 'press (4 deliveries)',
+    count,
+    baseline: { script: 'baselines/sse-node-http.mjs', args: [String(accounts)] },
+    project: { script: 'servers/tilecast-streams.mjs', args: [String(accounts)] },
+    async drive(which, { ready, measure, collectGarbage }) {
+      let delivered = 0;
+      const streams = await openStreams({ port: ready.port, count: accounts * 4, path: '/events', headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }), onData: () => delivered++ });
+      const presses = async (prefix, total) => {
+        const expected = delivered + total * 4;
+        for (let i = 0; i < total; i += 20) {
+          const batch = Array.from({ length: Math.min(20, total - i) }, (_, k) => {
+            const [path, headers, body] = requestFor[which]((i + k) % accounts, `${prefix}${i + k}`);
+            return send('POST', ready.port, path, headers, body);
+          });
+          const statuses = await Promise.all(batch);
+          if (statuses.some((status) => status !== 202)) throw new Error(`${which}: a press was answered ${statuses.find((s) => s !== 202)}`);
+        }
+        for (let waited = 0; delivered < expected; waited += 50) {
+          if (waited > 60_000) throw new Error(`${which}: ${expected - delivered} deliveries missing`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      try {
+        // At most 6 presses per phone and widget per phase, and 8 s between phases for
+        // the buckets to refill (a burst of 8, then 1 a second): no press is refused.
+        const refill = () => new Promise((resolve) => setTimeout(resolve, 8_000));
+        // Under valgrind the optimizing compiler's jobs finish late: 6,000 presses before
+        // the count (the press path is longer than a PATCH's).
+        for (const prefix of ['w', 'x', 'y', 'z']) {
+          await presses(prefix, 1_500);
+          if (prefix === 'w') await collectGarbage();
+          await refill();
+        }
+        await measure(() => presses('r', count));
+      } finally {
+        streams.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).error === undefined;
+
+/**
+ * Runs a server script under valgrind's callgrind with counting off, hands it to `drive`,
+ * which calls `measure(fn)` once around the part to count, and returns the functions'
+ * instruction counts over that part. Instruction counts do not depend on what else the
+ * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
+ */
+export async function countInstructions(script, args, drive) {
+  const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
+  const out = `/tmp/tilecast-callgrind-${process.pid}-${Date.now()}.out`;
+  // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
+  // map from code addresses to JavaScript function names, for the report.
+  const valgrind = ['-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
+  const child = spawn('valgrind', [...valgrind, process.execPath, '--perf-basic-prof', '--expose-gc', path, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const mapFile = `/tmp/perf-${child.pid}.map`;
+  try {
+    const ready = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script} was not ready within 120 s under valgrind`)), 120_000);
+      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+      child.on('message', (message) => {
+        if (message?.type !== 'ready') return;
+        clearTimeout(timer);
+        resolve(message);
+      });
+    });
+    const collectGarbage = () =>
+      new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send({ type: 'stats', id: 0 });
+      });
+    const measure = async (fn) => {
+      execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
+      try {
+        return await fn();
+      } finally {
+        execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
+      }
+    };
+    await drive({ ready, measure, collectGarbage });
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  try {
+    return functionCosts(out, mapFile);
+  } finally {
+    rmSync(out, { force: true });
+    rmSync(mapFile, { force: true });
+  }
+}
+
+/** Instructions per function (JavaScript functions named from V8's perf map). */
+function functionCosts(out, mapFile) {
+  const code = readPerfMap(mapFile);
+  const report = execFileSync('callgrind_annotate', ['--threshold=100', out], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const costs = new Map();
+  let inTable = false;
+  for (const line of report.split('\n')) {
+    if (line.includes('file:function')) inTable = true;
+    const match = inTable && /^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.*)$/.exec(line);
+    if (!match) continue;
+    const name = functionName(match[2], code);
+    costs.set(name, (costs.get(name) ?? 0) + Number(match[1].replaceAll(',', '')));
+  }
+  return costs;
+}
+
+function readPerfMap(mapFile) {
+  const entries = readFileSync(mapFile, 'utf8')
+    .split('\n')
+    .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
+    .filter(Boolean)
+    .map(([, start, size, name]) => ({ start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name }));
+  return entries.sort((a, b) => a.start - b.start);
+}
+
+function functionName(raw, code) {
+  const address = /\?\?\?:0x([0-9a-f]+)/.exec(raw);
+  if (address === null) return raw.replace('???:', '').replace(/\(.*$/, '').replace(/ \[.*$/, '').trim();
+  const at = parseInt(address[1], 16);
+  let low = 0;
+  let high = code.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (code[mid].start <= at) low = mid + 1;
+    else high = mid;
+  }
+  const entry = code[low - 1];
+  return entry !== undefined && at < entry.end ? entry.name.replace(/file:\/\/\S*?\/(packages|node_modules|bench)\//, '$1/') : 'JIT code (unnamed)';
+}
+
+/** Collector and optimizing compiler: work whose timing, not amount, depends on the run. */
+export function isCollectorOrCompiler(name) {
+  return /Mark|Sweep|Scaveng|Evacuat|Compact|Heap::|heap::|compiler::|Turbofan|Maglev/.test(name);
+}
