@@ -147,6 +147,25 @@ describe('memory storage', () => {
     expect(({} as Record<string, unknown>).lastSuccessAt).toBeUndefined();
   });
 
+  it('content with own __proto__ keys is read back as plain data, at every depth', async () => {
+    const storage = createMemoryStorage();
+    await storage.upsertAccount({ id: 'a', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
+    await storage.putWidget({ accountId: 'a', slug: 'w', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    const text = '{"__proto__":{"polluted":true},"list":[{"__proto__":{"x":1}},{"__proto__":null}],"n":{"__proto__":[1]}}';
+    await storage.setWidgetContent('a', 'w', { content: JSON.parse(text), staleAfter: undefined, now: T0 });
+    const read = (await storage.getWidget('a', 'w'))!.content as Record<string, unknown>;
+    expect(JSON.stringify(read)).toBe(text);
+    const objects = [read, ...(read.list as object[]), read.n as object];
+    for (const object of objects) {
+      expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
+      expect(Object.keys(object)).toContain('__proto__');
+    }
+    expect(read.polluted).toBeUndefined();
+    // A copy all the way down: scribbling on it leaves the stored content as it was.
+    ((read.list as Record<string, Record<string, unknown>>[])[0]!.__proto__ as Record<string, unknown>).x = 2;
+    expect(JSON.stringify((await storage.getWidget('a', 'w'))!.content)).toBe(text);
+  });
+
   it('close() releases nothing and can be called more than once', async () => {
     const storage = createMemoryStorage();
     await storage.close();
