@@ -14,8 +14,7 @@ export interface Route<C> {
 export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams } | { error: ServiceError };
 
 interface CompiledRoute<C> extends Route<C> {
-  /** Per segment: the fixed text, or null for a parameter. */
-  segments: (string | null)[];
+  segments: string[];
   /** Per segment: the parameter's name (without the `:`), or null for fixed text. */
   names: (string | null)[];
 }
@@ -28,12 +27,11 @@ interface CompiledRoute<C> extends Route<C> {
 export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => RouteMatch<C> {
   const byFirst = new Map<string, CompiledRoute<C>[]>();
   for (const route of routes) {
-    const pattern = split(route.pattern);
-    if (pattern[0]!.startsWith(':')) throw new Error(`route ${route.pattern}: the first segment must be fixed`);
+    const segments = split(route.pattern);
+    if (segments[0]!.startsWith(':')) throw new Error(`route ${route.pattern}: the first segment must be fixed`);
     // Names sliced once here: a name sliced per request is a new string to hash as a key.
-    const names = pattern.map((segment) => (segment.startsWith(':') ? segment.slice(1) : null));
-    const segments = pattern.map((segment, i) => (names[i] === null ? segment : null));
-    byFirst.set(pattern[0]!, [...(byFirst.get(pattern[0]!) ?? []), { ...route, segments, names }]);
+    const names = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : null));
+    byFirst.set(segments[0]!, [...(byFirst.get(segments[0]!) ?? []), { ...route, segments, names }]);
   }
   // No array is made per request beyond the path's segments: `allow` only on a 405.
   return (request) => {
@@ -58,16 +56,16 @@ function split(path: string): string[] {
   return segments;
 }
 
-function matchSegments<C>({ segments: fixed, names }: CompiledRoute<C>, actual: string[]): RouteParams | null {
-  if (fixed.length !== actual.length) return null;
+function matchSegments<C>({ segments: pattern, names }: CompiledRoute<C>, actual: string[]): RouteParams | null {
+  if (pattern.length !== actual.length) return null;
   const params: RouteParams = {};
-  for (let i = 0; i < fixed.length; i++) {
-    const name = names[i];
+  for (let i = 0; i < pattern.length; i++) {
+    const name = names[i] ?? null;
     const segment = actual[i]!;
-    if (name !== null && name !== undefined) {
+    if (name !== null) {
       if (segment === '') return null;
       params[name] = decodeSegment(segment);
-    } else if (fixed[i] !== segment) {
+    } else if (pattern[i] !== segment) {
       return null;
     }
   }
