@@ -8,7 +8,11 @@ import autocannon from 'autocannon';
 import { countInstructions, hasCallgrind, isCollectorOrCompiler } from './lib/callgrind.mjs';
 import { send } from './lib/http.mjs';
 import { activityBody, widgetBody } from './lib/payloads.mjs';
+import { pressRequest } from './lib/press-load.mjs';
+import { pinLoadGenerator } from './lib/process.mjs';
 import { openStreams } from './lib/sse-clients.mjs';
+
+pinLoadGenerator(import.meta.url);
 
 if (!hasCallgrind) {
   console.error('valgrind (with callgrind_control) is not installed: apt-get install valgrind');
@@ -16,7 +20,8 @@ if (!hasCallgrind) {
 }
 const args = process.argv.slice(2);
 const id = (args.find((arg) => /^[A-Za-z]\d$/.test(arg)) ?? 'P1').toUpperCase();
-const top = Number(args[args.indexOf('--top') + 1] || 0) * Number(args.includes('--top'));
+const topAt = args.indexOf('--top');
+const top = topAt === -1 ? 0 : Number(args[topAt + 1] ?? 0);
 
 /** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
 const setups = {
@@ -53,11 +58,11 @@ function publishSetup(path, body, kind) {
     count,
     baseline: { script: 'baselines/publish-node-http.mjs', args: [kind] },
     project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
-    async drive(_which, { ready, measure, collectGarbage }) {
-      const headers = { 'content-type': 'application/json', ...(ready.token ? { authorization: `Token ${ready.token}` } : {}) };
-      const load = (amount) => checked(autocannon({ url: `http://127.0.0.1:${ready.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
+    async drive(_which, { server, measure, collectGarbage }) {
+      const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+      const load = (amount) => checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
       await load(4_000); // the JIT: tiers up
-      await collectGarbage(); // a full collection now rather than inside the count
+      await collectGarbage();
       await load(8_000); // code a full collection threw away, compiled again (slowly, under valgrind)
       await measure(() => load(count));
     },
@@ -72,24 +77,20 @@ async function checked(run, amount) {
 /** S2 in small: 250 accounts × 4 streams; presses round-robin over the accounts, 20 at a time. */
 function pressSetup(accounts) {
   const count = 1_000;
-  const requestFor = {
-    baseline: (n, requestId) => ['/press', {}, JSON.stringify({ account: n, request_id: requestId })],
-    tilecast: (n, requestId) => ['/device/presses', { authorization: `Device dev_bench_${n}` }, JSON.stringify({ owner: `bench-${n}`, slug: 'panel', request_id: requestId, action: 'go' })],
-  };
   return {
     unit: 'press (4 deliveries)',
     count,
     baseline: { script: 'baselines/sse-node-http.mjs', args: [String(accounts)] },
     project: { script: 'servers/tilecast-streams.mjs', args: [String(accounts)] },
-    async drive(which, { ready, measure, collectGarbage }) {
+    async drive(which, { server, measure, collectGarbage }) {
       let delivered = 0;
-      const streams = await openStreams({ port: ready.port, count: accounts * 4, path: '/events', headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }), onData: () => delivered++ });
+      const streams = await openStreams({ port: server.port, count: accounts * 4, path: '/events', headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }), onData: () => delivered++ });
       const presses = async (prefix, total) => {
         const expected = delivered + total * 4;
         for (let i = 0; i < total; i += 20) {
           const batch = Array.from({ length: Math.min(20, total - i) }, (_, k) => {
-            const [path, headers, body] = requestFor[which]((i + k) % accounts, `${prefix}${i + k}`);
-            return send('POST', ready.port, path, headers, body);
+            const { path, headers, body } = pressRequest[which]((i + k) % accounts, `${prefix}${i + k}`);
+            return send('POST', server.port, path, headers, body);
           });
           const statuses = await Promise.all(batch);
           if (statuses.some((status) => status !== 202)) throw new Error(`${which}: a press was answered ${statuses.find((s) => s !== 202)}`);

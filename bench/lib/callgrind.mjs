@@ -1,51 +1,37 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { startServer } from './process.mjs';
 
 export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).error === undefined;
 
 /**
- * Runs a server script under valgrind's callgrind with counting off, hands it to `drive`,
+ * Runs a server script under valgrind's callgrind (started like every bench server, by
+ * `startServer`) with counting off, hands it to `drive`,
  * which calls `measure(fn)` once around the part to count, and returns the functions'
  * instruction counts over that part. Instruction counts do not depend on what else the
  * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
  */
 export async function countInstructions(script, args, drive) {
-  const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
   const out = `/tmp/tilecast-callgrind-${process.pid}-${Date.now()}.out`;
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
   // map from code addresses to JavaScript function names, for the report.
-  const valgrind = ['-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
-  const child = spawn('valgrind', [...valgrind, process.execPath, '--perf-basic-prof', '--expose-gc', path, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const mapFile = `/tmp/perf-${child.pid}.map`;
+  const valgrind = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
+  const server = await startServer(script, { args, nodeArgs: ['--perf-basic-prof'], launcher: valgrind, readyTimeoutMs: 120_000 });
+  const mapFile = `/tmp/perf-${server.pid}.map`;
+  const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.pid)], { stdio: 'ignore' });
   try {
-    const ready = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${script} was not ready within 120 s under valgrind`)), 120_000);
-      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-      child.on('message', (message) => {
-        if (message?.type !== 'ready') return;
-        clearTimeout(timer);
-        resolve(message);
-      });
-    });
-    const collectGarbage = () =>
-      new Promise((resolve) => {
-        child.once('message', resolve);
-        child.send({ type: 'stats', id: 0 });
-      });
     const measure = async (fn) => {
-      execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
+      counting(true);
       try {
         return await fn();
       } finally {
-        execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
+        counting(false);
       }
     };
-    await drive({ ready, measure, collectGarbage });
+    // A full collection now (the memory reading forces one) rather than inside the count.
+    await drive({ server, measure, collectGarbage: () => server.stats() });
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await server.stop(); // callgrind writes its counts as the process exits
   }
   try {
     return functionCosts(out, mapFile);

@@ -3,7 +3,7 @@ import { openStreams } from './sse-clients.mjs';
 import { threadCpu, threadCpuSince } from './threads.mjs';
 
 /** How each server is asked for a press of account `n`. */
-const pressRequest = {
+export const pressRequest = {
   baseline: (n, requestId) => ({ path: '/press', headers: {}, body: JSON.stringify({ account: n, request_id: requestId }) }),
   tilecast: (n, requestId) => ({
     path: '/device/presses',

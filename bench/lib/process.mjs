@@ -24,17 +24,19 @@ export function pinLoadGenerator(script) {
 
 /**
  * Starts a server script in its own process (pinned to SERVER_CPU when taskset exists)
- * and resolves once it reported ready. Bounded: a server that is not ready in 20 s fails.
+ * and resolves once it reported ready. Bounded: a server that is not ready in `readyTimeoutMs`
+ * (20 s by default) fails.
  */
-export async function startServer(script, { env = {}, args = [], nodeArgs = [] } = {}) {
+export async function startServer(script, { env = {}, args = [], nodeArgs = [], launcher = [], readyTimeoutMs = 20_000 } = {}) {
   const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
   // BENCH_CPU_PROF=<dir>: every server writes a CPU profile there (diagnostics only).
   const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const node = [...profiling, ...nodeArgs, '--expose-gc', path, ...args];
-  const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, process.execPath, ...node]] : [process.execPath, node];
+  // `launcher`: a command that runs node in place (valgrind, for bench/instructions.mjs).
+  const node = [...launcher, process.execPath, ...profiling, ...nodeArgs, '--expose-gc', path, ...args];
+  const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, ...node]] : [node[0], node.slice(1)];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} was not ready within 20 s`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${script} was not ready within ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
     child.on('message', (message) => {
       if (message?.type !== 'ready') return;
@@ -60,7 +62,7 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [] }
   };
   return {
     ...ready,
-    /** The server's process id (taskset execs node in place). */
+    /** The server's process id (taskset, and a launcher such as valgrind, exec node in place). */
     pid: child.pid,
     url: `http://127.0.0.1:${ready.port}`,
     ask,
