@@ -2,6 +2,7 @@
 // against each server alternately (ROUNDS rounds, default 3; each a new process, 3 s warm-up, 3 s
 // measured) and prints median req/s and server CPU per request.
 import { hammer } from './lib/load.mjs';
+import { publishHeaders } from './lib/http.mjs';
 import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { median, round } from './lib/stats.mjs';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
@@ -16,7 +17,7 @@ const results = pairs.map(() => ({ rps: [], cpu: [] }));
 for (let round_ = 0; round_ < Number(process.env.ROUNDS ?? 3); round_++) {
   for (const [i, [script, arg]] of pairs.entries()) {
     const server = await startServer(script, { args: [arg] });
-    const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+    const headers = publishHeaders(server);
     await hammer({ url: server.url + path, headers, body, duration: 3 });
     const before = await server.cpu();
     const load = await hammer({ url: server.url + path, headers, body, duration: 3 });

@@ -6,7 +6,7 @@
 // change to the hot path. `--top N` lists the N functions that add the most.
 import autocannon from 'autocannon';
 import { countInstructions, hasCallgrind, isCollectorOrCompiler } from './lib/callgrind.mjs';
-import { send } from './lib/http.mjs';
+import { send, publishHeaders } from './lib/http.mjs';
 import { activityBody, widgetBody } from './lib/payloads.mjs';
 import { pressRequest } from './lib/press-load.mjs';
 import { pinLoadGenerator } from './lib/process.mjs';
@@ -59,7 +59,7 @@ function publishSetup(path, body, kind) {
     baseline: { script: 'baselines/publish-node-http.mjs', args: [kind] },
     project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
     async drive(_which, { server, measure, collectGarbage }) {
-      const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+      const headers = publishHeaders(server);
       const load = (amount) => checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
       await load(4_000); // the JIT: tiers up
       await collectGarbage();

@@ -1,6 +1,7 @@
 // `node bench/profile.mjs <server script> [args…]`: runs the P1 load against one server
 // with --cpu-prof and prints the functions with the most self time. For finding causes.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { publishHeaders } from './lib/http.mjs';
 import { hammer } from './lib/load.mjs';
 import { pinLoadGenerator, startServer } from './lib/process.mjs';
 import { widgetBody, activityBody } from './lib/payloads.mjs';
@@ -13,7 +14,7 @@ rmSync(dir, { recursive: true, force: true });
 const server = await startServer(script, { args, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
 const path = process.env.BENCH_PATH ?? '/widget/lights';
 const body = path.startsWith('/activity') ? activityBody() : widgetBody();
-const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+const headers = publishHeaders(server);
 console.log(await hammer({ url: server.url + path, headers, body, duration: 5 }));
 await server.stop();
 const profile = JSON.parse(readFileSync(`${dir}/${readdirSync(dir)[0]}`, 'utf8'));

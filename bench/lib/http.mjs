@@ -13,3 +13,8 @@ export function send(method, port, path, headers, body) {
     req.end(body);
   });
 }
+
+/** A publisher's `PATCH` headers for a bench server: JSON, and its token when it has one (baselines have none). */
+export function publishHeaders(server) {
+  return { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+}

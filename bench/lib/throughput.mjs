@@ -1,4 +1,5 @@
 import { hammer } from './load.mjs';
+import { publishHeaders } from './http.mjs';
 import { startServer } from './process.mjs';
 import { median, round } from './stats.mjs';
 
@@ -48,7 +49,7 @@ export async function compareThroughput({ baseline, project, path, body, runs, d
 
 /** One timed load against one server: its answers must all be 2xx. */
 async function measure(server, which, { path, body, connections, seconds }) {
-  const headers = { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+  const headers = publishHeaders(server);
   const before = await server.cpu();
   const load = await hammer({ url: server.url + path, headers, body, connections, duration: seconds });
   const after = await server.cpu();
