@@ -9,6 +9,7 @@ import { leaseTests } from './concerns/leases.js';
 import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
+import { pressTargetTests } from './concerns/press-targets.js';
 import { purgeTests } from './concerns/purge.js';
 import { tokenBucketTests } from './concerns/token-buckets.js';
 import { webhookTests } from './concerns/webhooks.js';
@@ -31,6 +32,7 @@ export const storageConcerns = {
   events: { title: 'event log', define: eventTests },
   leases: { title: 'event-stream leases', define: leaseTests },
   tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },
+  pressTargets: { title: 'press targets', define: pressTargetTests },
   pressDedup: { title: 'press de-duplication', define: pressDedupTests },
   pressNotes: { title: 'recent-press notes', define: pressNoteTests },
   widgetThrottle: { title: 'widget push throttle', define: widgetThrottleTests },

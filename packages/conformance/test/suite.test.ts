@@ -30,6 +30,7 @@ describe('runStorageConformance options', () => {
       'events',
       'leases',
       'tokenBuckets',
+      'pressTargets',
       'pressDedup',
       'pressNotes',
       'widgetThrottle',

@@ -33,7 +33,7 @@ export interface TilecastContext {
   authenticateDevice: DeviceAuthenticator;
   /** Heartbeat and lifetime of event streams. */
   sse: SseTimings;
-  /** Called after an event was logged (webhook delivery hooks in here). */
+  /** Called after an event was logged on a widget with webhooks (delivery hooks in here). */
   onEvent(accountId: string, widgetSlug: string, event: StoredEvent): void;
   /** The generated OpenAPI document (built once per instance). */
   openapi(): object;

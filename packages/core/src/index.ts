@@ -22,6 +22,7 @@ export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
 export { writeRefusal } from './storage/write-guard.js';
 export { tokenTakes, type TokenTake } from './storage/token-takes.js';
+export { actionKindIn } from './storage/press-target.js';
 export { isoTime } from './iso-time.js';
 export type * from './transport/device-transport.js';
 export * from './webhooks/index.js';

@@ -1,4 +1,4 @@
-import { isoTime, type Storage } from '@tilecast/core';
+import { actionKindIn, isoTime, type Storage } from '@tilecast/core';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
@@ -12,6 +12,7 @@ type WidgetMethods = Pick<
   | 'shareWidget'
   | 'unshareWidget'
   | 'listWidgetShares'
+  | 'getPressTarget'
 >;
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
@@ -114,5 +115,17 @@ export function widgetMethods(state: MemoryState): WidgetMethods {
       const entry = findWidget(state, accountId, slug);
       return entry ? [...entry.shares].sort(byCodeUnit) : [];
     },
+
+    // Read in place: nothing of the content leaves the store, so nothing is copied.
+    async getPressTarget(accountId, slug, actionId, deviceId) {
+      const entry = findWidget(state, accountId, slug);
+      if (entry === undefined) return null;
+      return { action: actionKindIn(entry.record.content, actionId), sharedWithDevice: entry.shares.has(deviceId), hasWebhooks: hasEntries(entry.webhookMap) };
+    },
   };
+}
+
+function hasEntries(map: Record<string, unknown>): boolean {
+  for (const key in map) if (Object.hasOwn(map, key)) return true;
+  return false;
 }

@@ -13,6 +13,7 @@ type WidgetMethods = Pick<
   | 'shareWidget'
   | 'unshareWidget'
   | 'listWidgetShares'
+  | 'getPressTarget'
 >;
 
 interface WidgetRow {
@@ -48,6 +49,20 @@ export function widgetMethods({ db, t }: Ctx): WidgetMethods {
      WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
        AND ${credentialHolds(t, '$1', '$8')}
      RETURNING ${WRITTEN_COLUMNS}`,
+  );
+  // Every press: one statement, and only three small values come back, never the content.
+  // The action rule is core's `actionKindIn`: the first element of `actions` whose `id` is
+  // that string; `toggle` for kind "toggle", else `button`.
+  const pressTarget = prepared(
+    `SELECT
+       (SELECT CASE WHEN a.value->>'kind' = 'toggle' THEN 'toggle' ELSE 'button' END
+          FROM json_array_elements(CASE WHEN json_typeof(w.content->'actions') = 'array' THEN w.content->'actions' END)
+               WITH ORDINALITY AS a(value, n)
+         WHERE json_typeof(a.value->'id') = 'string' AND a.value->>'id' = $3
+         ORDER BY a.n LIMIT 1) AS action,
+       EXISTS (SELECT 1 FROM ${t.widgetShares} s WHERE s.account_id = w.account_id AND s.slug = w.slug AND s.device_id = $4) AS shared,
+       CASE WHEN json_typeof(w.webhook_map) = 'object' THEN EXISTS (SELECT 1 FROM json_object_keys(w.webhook_map)) ELSE false END AS has_webhooks
+     FROM ${t.widgets} w WHERE w.account_id = $1 AND w.slug = $2`,
   );
   return {
     // One statement: a changed template clears content (shares and webhook map stay).
@@ -143,6 +158,17 @@ export function widgetMethods({ db, t }: Ctx): WidgetMethods {
         deviceId,
       ]);
       return (result.rowCount ?? 0) > 0;
+    },
+
+    async getPressTarget(accountId, slug, actionId, deviceId) {
+      const { rows } = await db.query<{ action: 'button' | 'toggle' | null; shared: boolean; has_webhooks: boolean }>(pressTarget, [
+        accountId,
+        slug,
+        actionId,
+        deviceId,
+      ]);
+      const row = rows[0];
+      return row ? { action: row.action, sharedWithDevice: row.shared, hasWebhooks: row.has_webhooks } : null;
     },
 
     async listWidgetShares(accountId, slug) {

@@ -1,7 +1,8 @@
 import type { TilecastContext } from '../context.js';
 import { fail, type FieldError } from '../errors.js';
 import { pressReport, validate, type PressReport } from '../schemas/index.js';
-import type { DeviceRecord, StoredEvent, WidgetRecord } from '../storage/records.js';
+import type { DeviceRecord, StoredEvent } from '../storage/records.js';
+import type { PressTarget } from '../storage/press-target.js';
 import { frameEvent } from '../events/frame-cache.js';
 import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
@@ -16,7 +17,7 @@ export const PRESS_KEY_TTL_MS = 10 * 60_000;
 /** A phone that pressed a tile gets the widget's next update unthrottled for this long (reference-deployment §5). */
 export const CONFIRMATION_WINDOW_MS = 15_000;
 
-type ActionKind = 'button' | 'toggle';
+type ActionKind = NonNullable<PressTarget['action']>;
 
 /**
  * `POST /device/presses` after device authentication: body (`422`), widget visible to this
@@ -29,10 +30,11 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   const press = parsed.output;
   const { storage, clock } = context;
 
-  const widget = await storage.getWidget(press.owner, press.slug);
-  // Shown on every device of its account; a share is looked up only for another account's device.
-  if (widget === null || (widget.accountId !== device.accountId && !(await isSharedWith(context, widget, device)))) fail({ kind: 'widget_not_found' });
-  const kind = checkAction(widget, press);
+  // One read for what a press needs of the widget, without copying its content.
+  const target = await storage.getPressTarget(press.owner, press.slug, press.action, device.id);
+  // Shown on every device of its account, and on the devices it is shared with.
+  if (target === null || (press.owner !== device.accountId && !target.sharedWithDevice)) fail({ kind: 'widget_not_found' });
+  const kind = checkAction(target.action, press);
 
   const now = clock.now();
   const key = pressKey(press.owner, press.slug, press.request_id);
@@ -52,31 +54,20 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   const { event } = admission;
   // Framed once here; the account's streams on this instance take the frame as it is.
   context.bus.notify(press.owner, frameEvent(event));
-  context.onEvent(press.owner, press.slug, event);
+  // A widget without webhooks has nothing to deliver: no lookup, no task per press. (A map
+  // set meanwhile applies from the next press on, as one set just after a delivery's read would.)
+  if (target.hasWebhooks) context.onEvent(press.owner, press.slug, event);
   return event.id;
 }
 
-async function isSharedWith(context: TilecastContext, widget: WidgetRecord, device: DeviceRecord): Promise<boolean> {
-  return (await context.storage.listWidgetShares(widget.accountId, widget.slug)).includes(device.id);
-}
-
-/** The action's kind from the widget's current content; `value` required for a toggle, refused for a button. */
-function checkAction(widget: WidgetRecord, press: PressReport): ActionKind {
-  const action = findAction(widget.content, press.action);
-  if (action === undefined) fail({ kind: 'validation', errors: [fieldError(['body', 'action'], 'Value error, Unknown action id', 'value_error')] });
+/** The action's kind (`actionKindIn`); `value` required for a toggle, refused for a button. */
+function checkAction(action: ActionKind | null, press: PressReport): ActionKind {
+  if (action === null) fail({ kind: 'validation', errors: [fieldError(['body', 'action'], 'Value error, Unknown action id', 'value_error')] });
   if (action === 'toggle' && press.value === undefined) fail({ kind: 'validation', errors: [fieldError(['body', 'value'], 'Field required', 'missing')] });
   if (action === 'button' && press.value !== undefined) {
     fail({ kind: 'validation', errors: [fieldError(['body', 'value'], 'Extra inputs are not permitted', 'extra_forbidden')] });
   }
   return action;
-}
-
-function findAction(content: unknown, id: string): ActionKind | undefined {
-  const actions = (content as { actions?: unknown } | null)?.actions;
-  if (!Array.isArray(actions)) return undefined;
-  const action = actions.find((candidate: { id?: unknown }) => candidate?.id === id) as { kind?: unknown } | undefined;
-  if (action === undefined) return undefined;
-  return action.kind === 'toggle' ? 'toggle' : 'button';
 }
 
 function fieldError(loc: FieldError['loc'], msg: string, type: string): FieldError {

@@ -15,6 +15,7 @@ import type {
   WidgetDefinition,
   WidgetRecord,
 } from './records.js';
+import type { PressTarget } from './press-target.js';
 
 /**
  * Everything Tilecast keeps. One interface for the whole service, implemented by
@@ -110,6 +111,13 @@ export interface Storage {
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
   /** Device ids the widget is shared with, sorted. */
   listWidgetShares(accountId: string, slug: string): Promise<string[]>;
+  /**
+   * What a press of action `actionId` on widget `slug` of `accountId` by device `deviceId`
+   * needs to know, in one read that copies no content: the action's kind in the current
+   * content (core `actionKindIn`), whether the widget is shared with the device, and
+   * whether its webhook map has any entry. Null if no such widget. Every press asks this.
+   */
+  getPressTarget(accountId: string, slug: string, actionId: string, deviceId: string): Promise<PressTarget | null>;
 
   // ── devices ───────────────────────────────────────────────────────────────
   /** Registers or replaces a device. */
