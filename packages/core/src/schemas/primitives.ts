@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { pipe } from './pipe.js';
+import { strictObjectRunner } from './object-runner.js';
 import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
@@ -36,7 +37,7 @@ type Run = (dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) =
  */
 export function strict<const TEntries extends v.ObjectEntries>(entries: TEntries): v.StrictObjectSchema<TEntries, undefined> {
   const schema = v.strictObject(entries);
-  const run = schema['~run'] as Run;
+  const run = strictObjectRunner(schema as never) as Run;
   const guarded: Run = function (this: unknown, dataset, config) {
     const input = dataset.value;
     // Run the original on `null` so the type issue has valibot's usual shape.
