@@ -2,7 +2,8 @@ import * as v from 'valibot';
 
 type Dataset = v.OutputDataset<unknown, v.BaseIssue<unknown>>;
 type Config = v.Config<v.BaseIssue<unknown>>;
-type Run = (this: unknown, dataset: v.UnknownDataset, config: Config) => Dataset;
+/** A schema's `~run`, called with the schema as `this`. */
+export type Run = (this: unknown, dataset: v.UnknownDataset, config: Config) => Dataset;
 interface EntrySchema {
   type: string;
   default?: unknown;

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { pipe } from './pipe.js';
-import { strictObjectRunner } from './object-runner.js';
+import { strictObjectRunner, type Run } from './object-runner.js';
 import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
@@ -25,22 +25,21 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return prototype === Object.prototype || prototype === null;
 }
 
-type Run = (dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) => v.OutputDataset<unknown, v.BaseIssue<unknown>>;
-
 /**
  * `v.strictObject` with two fixes:
  * - valibot accepts arrays as objects (`typeof [] === 'object'`); here they are a
  *   `dict_type` error, like any other non-object;
  * - valibot reports only the first unknown key; pydantic reports each one, and so do we.
  * Unknown keys include `__proto__`, `constructor` and `prototype`: only declared keys are
- * copied to the output, so none of them can reach a prototype.
+ * copied to the output, so none of them can reach a prototype. Its checks run through
+ * `strictObjectRunner` (valibot's steps, with the entries read once).
  */
 export function strict<const TEntries extends v.ObjectEntries>(entries: TEntries): v.StrictObjectSchema<TEntries, undefined> {
   const schema = v.strictObject(entries);
-  const run = strictObjectRunner(schema as never) as Run;
+  const run = strictObjectRunner(schema as never);
   const guarded: Run = function (this: unknown, dataset, config) {
     const input = dataset.value;
-    // Run the original on `null` so the type issue has valibot's usual shape.
+    // Run the object check on `null` so the type issue has valibot's usual shape.
     if (!isPlainObject(input)) return run.call(this, { value: null }, config);
     const result = run.call(this, dataset, config);
     reportEveryUnknownKey(result, input, entries);
