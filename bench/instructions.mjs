@@ -1,6 +1,6 @@
-// `node bench/instructions.mjs [P1|P3|S2] [--top N]`: a diagnostic. Counts the
+// `node bench/instructions.mjs [P1|P3|S2|W1] [--top N]`: a diagnostic. Counts the
 // instructions each server (baseline and Tilecast) runs per request (P1, P3) or per press
-// (S2, four deliveries each) under valgrind's callgrind, and prints both and their ratio,
+// (S2, four deliveries each; W1, one signed webhook each) under valgrind's callgrind, and prints both and their ratio,
 // without the collector's and the optimizing compiler's work (whose timing, not amount,
 // varies from run to run). Exact where timed runs on a shared machine swing: for judging a
 // change to the hot path. `--top N` lists the N functions that add the most.
@@ -11,6 +11,7 @@ import { activityBody, widgetBody } from './lib/payloads.mjs';
 import { pressRequest } from './lib/press-load.mjs';
 import { pinLoadGenerator } from './lib/process.mjs';
 import { openStreams } from './lib/sse-clients.mjs';
+import { certificates, startReceiver, webhookEnv } from './lib/webhook-receiver.mjs';
 
 pinLoadGenerator(import.meta.url);
 
@@ -25,18 +26,20 @@ const top = topAt === -1 ? 0 : Number(args[topAt + 1] ?? 0);
 
 /** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
 const setups = {
-  P1: publishSetup('/widget/lights', widgetBody(), 'widget'),
-  P3: publishSetup('/activity/order', activityBody(), 'activity'),
-  S2: pressSetup(250),
+  P1: () => publishSetup('/widget/lights', widgetBody(), 'widget'),
+  P3: () => publishSetup('/activity/order', activityBody(), 'activity'),
+  S2: () => pressSetup(250),
+  W1: () => webhookSetup(200),
 };
-const setup = setups[id];
+const setup = setups[id]?.();
 if (setup === undefined) {
   console.error(`unknown scenario ${id}; known: ${Object.keys(setups).join(', ')}`);
   process.exit(2);
 }
 
-const baseline = await countInstructions(setup.baseline.script, setup.baseline.args, (handles) => setup.drive('baseline', handles));
-const tilecast = await countInstructions(setup.project.script, setup.project.args, (handles) => setup.drive('tilecast', handles));
+const baseline = await countInstructions(setup.baseline.script, setup.baseline.args, (handles) => setup.drive('baseline', handles), setup.baseline.env);
+const tilecast = await countInstructions(setup.project.script, setup.project.args, (handles) => setup.drive('tilecast', handles), setup.project.env);
+await setup.close?.();
 const sum = (costs, keep) => [...costs].reduce((total, [name, n]) => (keep(name) ? total + n : total), 0);
 const perUnit = (costs) => sum(costs, (name) => !isCollectorOrCompiler(name)) / setup.count;
 const [b, t] = [perUnit(baseline), perUnit(tilecast)];
@@ -115,6 +118,53 @@ function pressSetup(accounts) {
       } finally {
         streams.close();
       }
+    },
+  };
+}
+
+/**
+ * W1 in small: presses round-robin over `accounts` accounts, each delivered as a signed
+ * webhook to a local HTTPS receiver (in this process); a press counts once its webhook
+ * arrived. Its kept-alive connections are open before the count, as in a running server.
+ */
+function webhookSetup(accounts) {
+  const count = 1_000;
+  const tls = certificates();
+  let arrived = 0;
+  const receiving = startReceiver(tls, () => arrived++);
+  const env = webhookEnv(tls);
+  return {
+    unit: 'press (one webhook)',
+    count,
+    baseline: { script: 'baselines/webhook-forwarder.mjs', args: [], env },
+    project: { script: 'servers/tilecast-streams.mjs', args: [String(accounts)], env },
+    close: async () => (await receiving).close(),
+    async drive(which, { server, measure, collectGarbage }) {
+      await receiving;
+      const presses = async (prefix, total) => {
+        const expected = arrived + total;
+        for (let i = 0; i < total; i += 20) {
+          const batch = Array.from({ length: Math.min(20, total - i) }, (_, k) => {
+            const { path, headers, body } = pressRequest[which]((i + k) % accounts, `${prefix}${i + k}`);
+            return send('POST', server.port, path, headers, body);
+          });
+          const statuses = await Promise.all(batch);
+          if (statuses.some((status) => status !== 202)) throw new Error(`${which}: a press was answered ${statuses.find((s) => s !== 202)}`);
+        }
+        for (let waited = 0; arrived < expected; waited += 50) {
+          if (waited > 60_000) throw new Error(`${which}: ${expected - arrived} webhooks missing`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      // As in S2: at most 5 presses per phone and widget per phase, then 8 s for the
+      // rate-limit buckets to refill, so that no press is refused.
+      const refill = () => new Promise((resolve) => setTimeout(resolve, 8_000));
+      for (const prefix of ['w', 'x', 'y', 'z']) {
+        await presses(prefix, count);
+        if (prefix === 'w') await collectGarbage();
+        await refill();
+      }
+      await measure(() => presses('r', count));
     },
   };
 }

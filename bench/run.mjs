@@ -33,9 +33,9 @@ for (const scenario of selected) {
   } catch (error) {
     outcome = { figures: {}, checks: [{ name: 'run', value: String(error?.message ?? error), target: 'completes', pass: false }] };
   }
-  for (const [name, value] of Object.entries(outcome.figures)) console.log(`    ${name.padEnd(34)} ${value}`);
+  for (const [name, value] of Object.entries(outcome.figures)) console.log(`    ${name.padEnd(42)} ${value}`);
   for (const check of outcome.checks) {
-    console.log(`    ${check.pass ? 'PASS' : 'FAIL'}  ${check.name.padEnd(28)} ${String(check.value).padEnd(14)} target ${check.target}`);
+    console.log(`    ${check.pass ? 'PASS' : 'FAIL'}  ${check.name.padEnd(36)} ${String(check.value).padEnd(14)} target ${check.target}`);
     if (!check.pass) failed++;
   }
   console.log('');

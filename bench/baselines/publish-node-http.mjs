@@ -1,23 +1,7 @@
 // Baseline for P1/P3: bare node:http that reads the body, validates the content with the
 // same valibot schema Tilecast uses, stores it in a Map and answers with the validated content
 // in the response shape the specification gives (so both servers send the same bytes).
-import * as v from 'valibot';
-import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/schemas';
-import { readBody, serve } from '../lib/serve.mjs';
-import { activityAnswer, widgetAnswer } from '../lib/spec-echo.mjs';
+import { barePublisher } from '../lib/bare-publish.mjs';
+import { serve } from '../lib/serve.mjs';
 
-const kind = process.argv[2]; // 'widget' | 'activity'
-const schema = kind === 'activity' ? activityContentSchemas.progress : widgetContentSchemas.switchboard;
-const store = new Map();
-
-await serve(async (req, res) => {
-  const body = JSON.parse(await readBody(req));
-  const result = v.safeParse(schema, body.content, { abortEarly: false, abortPipeEarly: true });
-  if (!result.success) {
-    res.writeHead(422, { 'content-type': 'application/json' }).end('{"detail":"invalid"}');
-    return;
-  }
-  store.set(req.url, result.output);
-  const payload = JSON.stringify(kind === 'activity' ? activityAnswer(body.state, result.output) : widgetAnswer(result.output));
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
-});
+await serve(barePublisher(process.argv[2])); // 'widget' | 'activity'

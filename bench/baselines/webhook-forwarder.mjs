@@ -1,8 +1,11 @@
 // Baseline for W1: a bare node:http server that, for each `POST /press`, answers 202 and
 // sends the same signed POST (envelope body, Idempotency-Key, X-Svc-Timestamp,
-// X-Svc-Signature) to the receiver with a plain keep-alive https client.
+// X-Svc-Signature) to the receiver with a plain keep-alive https client. It also serves
+// P1's bare `PATCH /widget/…` route, so W1 can measure what the same deliveries take from
+// a bare publisher (the like-for-like baseline of "P1 under W1").
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:https';
+import { barePublisher } from '../lib/bare-publish.mjs';
 import { readBody, serve } from '../lib/serve.mjs';
 
 const url = new URL(process.env.BENCH_WEBHOOK_URL);
@@ -25,7 +28,10 @@ function deliver(envelope) {
   req.end(body);
 }
 
+const publish = barePublisher('widget');
+
 await serve(async (req, res) => {
+  if (req.method === 'PATCH') return publish(req, res);
   const { account, request_id } = JSON.parse(await readBody(req));
   const now = Date.now();
   const envelope = { id: randomUUID(), request_id, type: 'widget.action.v1', subject: { kind: 'widget', slug: 'panel' }, occurred_at: new Date(now).toISOString(), expires_at: new Date(now + 5000).toISOString(), data: { action: 'go', kind: 'button' } };

@@ -11,12 +11,12 @@ export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 &&
  * instruction counts over that part. Instruction counts do not depend on what else the
  * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
  */
-export async function countInstructions(script, args, drive) {
+export async function countInstructions(script, args, drive, env = {}) {
   const out = `/tmp/tilecast-callgrind-${process.pid}-${Date.now()}.out`;
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
   // map from code addresses to JavaScript function names, for the report.
   const valgrind = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
-  const server = await startServer(script, { args, nodeArgs: ['--perf-basic-prof'], launcher: valgrind, readyTimeoutMs: 120_000 });
+  const server = await startServer(script, { args, env, nodeArgs: ['--perf-basic-prof'], launcher: valgrind, readyTimeoutMs: 120_000 });
   const mapFile = `/tmp/perf-${server.pid}.map`;
   const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.pid)], { stdio: 'ignore' });
   try {
