@@ -1,5 +1,6 @@
+import type { StoredEvent } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import type { FramedEvent } from './frame-cache.js';
+import { frameEvent, type FramedEvent } from './frame-cache.js';
 
 /**
  * Wakes the live streams of an account when it has new events. A wake-up from this
@@ -14,8 +15,12 @@ export interface AppendListener {
 }
 
 export interface EventBus {
-  /** An event was appended to this account's log (here, with the event, or on another instance). */
-  notify(accountId: string, event?: FramedEvent): void;
+  /**
+   * An event was appended to this account's log (here, with the event, or on another
+   * instance). The event is framed once for all the account's listeners, and only when
+   * it has some: most presses have no stream open on this instance to read them.
+   */
+  notify(accountId: string, event?: StoredEvent): void;
   /** Tells `listener` of every append to the account's log until it unsubscribes. */
   subscribe(accountId: string, listener: AppendListener): void;
   /** Removes one subscription of `listener` (none if it has none). */
@@ -33,10 +38,11 @@ export interface EventBus {
 export function createEventBus(storage: Storage): EventBus {
   // Listeners are the streams themselves (objects, not closures: one per open stream).
   const listeners = new Map<string, readonly AppendListener[]>();
-  const notify = (accountId: string, event?: FramedEvent): void => {
+  const notify = (accountId: string, event?: StoredEvent): void => {
     const current = listeners.get(accountId);
     if (current === undefined) return;
-    for (let i = 0; i < current.length; i++) current[i]!.onAppend(event);
+    const framed = event === undefined ? undefined : frameEvent(event);
+    for (let i = 0; i < current.length; i++) current[i]!.onAppend(framed);
   };
   // Other instances' appends arrive through the store, when it offers a wake-up channel.
   const unsubscribeStore = storage.subscribeEvents?.((accountId) => notify(accountId));

@@ -3,7 +3,6 @@ import { fail, type FieldError } from '../errors.js';
 import { pressReport, validate, type PressReport } from '../schemas/index.js';
 import type { DeviceRecord, StoredEvent } from '../storage/records.js';
 import type { PressTarget } from '../storage/press-target.js';
-import { frameEvent } from '../events/frame-cache.js';
 import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
 import { widgetKey } from '../services/device-fanout.js';
@@ -52,8 +51,8 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   if (admission.outcome === 'duplicate') return admission.eventId;
   if (admission.outcome === 'limited') fail({ kind: 'too_many_presses' });
   const { event } = admission;
-  // Framed once here; the account's streams on this instance take the frame as it is.
-  context.bus.notify(press.owner, frameEvent(event));
+  // Framed once, by the bus, when the account has streams on this instance; they take the frame as it is.
+  context.bus.notify(press.owner, event);
   // A widget without webhooks has nothing to deliver: no lookup, no task per press. (A map
   // set meanwhile applies from the next press on, as one set just after a delivery's read would.)
   if (target.hasWebhooks) context.onEvent(press.owner, press.slug, event);

@@ -17,7 +17,7 @@ import { createGuardedAgent, type AddressPolicy, type GuardedAgentOptions } from
 import { sendAttempt, type AttemptResult } from './attempt.js';
 import { buildRequest, readEnvelope } from './request.js';
 import { isSuccess, MAX_ATTEMPTS, retryDelay } from './retry-policy.js';
-import { entryFor, readStoredMap } from './stored-map.js';
+import { entryFor } from './stored-map.js';
 import type { ActionEnvelope } from './template.js';
 import type { WebhookEntryConfig } from './map-schema.js';
 import { isoTime } from '../iso-time.js';
@@ -74,7 +74,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const deliverTo = async (raw: Record<string, unknown>, accountId: string, slug: string, event: StoredEvent): Promise<void> => {
     const envelope = readEnvelope(event.envelope);
     if (envelope === null) return logger.error('webhook: event has no widget.action.v1 envelope', { event_id: event.id });
-    const target = entryFor(readStoredMap(raw), envelope.data.action);
+    const target = entryFor(raw, envelope.data.action);
     if (target === null) return;
     const now = clock.now();
     if (now >= event.expiresAt) return;

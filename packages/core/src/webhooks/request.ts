@@ -19,7 +19,8 @@ export function buildRequest(entry: WebhookEntryConfig, envelope: ActionEnvelope
   if (!checked.ok) return null;
   // The serialised URL is what goes on the wire (request line) and what is signed.
   const url = checked.url.href;
-  const body = entry.method === 'GET' ? null : JSON.stringify(entry.body === null ? raw : fillTemplate(entry.body, values));
+  // No template: the envelope as the event log holds it, serialised once (`{{event_json}}`).
+  const body = entry.method === 'GET' ? null : entry.body === null ? values.event_json : JSON.stringify(fillTemplate(entry.body, values));
 
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string): void => void headers.set(name.toLowerCase(), [name, value]);

@@ -19,9 +19,16 @@ export function readStoredMap(raw: Record<string, unknown>): StoredWebhookMap {
   return map;
 }
 
-/** The entry an event goes to: its action id's, else `*`, else none (spec "Webhooks"). */
-export function entryFor(map: StoredWebhookMap, actionId: string): { key: string; entry: WebhookEntryConfig } | null {
-  if (Object.hasOwn(map, actionId)) return { key: actionId, entry: map[actionId]! };
-  if (Object.hasOwn(map, '*')) return { key: '*', entry: map['*']! };
+/**
+ * The entry an event goes to (spec "Webhooks"): its action id's, else `*`, else none; an
+ * entry that is not one is skipped, as `readStoredMap` skips it. Only the entries looked
+ * at are checked: a delivery needs one entry, not the whole map.
+ */
+export function entryFor(raw: Record<string, unknown>, actionId: string): { key: string; entry: WebhookEntryConfig } | null {
+  for (const key of [actionId, '*']) {
+    if (!Object.hasOwn(raw, key)) continue;
+    const parsed = v.safeParse(StoredWebhookEntry, raw[key]);
+    if (parsed.success) return { key, entry: parsed.output };
+  }
   return null;
 }

@@ -69,9 +69,13 @@ export interface ActionEnvelope {
   data: { action: string; kind: string; value?: boolean };
 }
 
-/** The placeholder table of the spec, for one event. */
+/**
+ * The placeholder table of the spec, for one event. `event_json` is serialised when first
+ * read, and once: most entries send the envelope itself, which is that same text.
+ */
 export function placeholderValues(envelope: ActionEnvelope, raw: unknown): PlaceholderValues {
   const { data, subject } = envelope;
+  let json: string | undefined;
   return {
     action: data.action,
     kind: data.kind,
@@ -80,6 +84,8 @@ export function placeholderValues(envelope: ActionEnvelope, raw: unknown): Place
     subject: `${subject.kind}/${subject.slug}`,
     event_id: envelope.id,
     request_id: envelope.request_id,
-    event_json: JSON.stringify(raw),
+    get event_json() {
+      return (json ??= JSON.stringify(raw));
+    },
   };
 }

@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createEventBus, type AppendListener } from '../../src/events/event-bus.js';
-import type { FramedEvent } from '../../src/events/frame-cache.js';
+import type { StoredEvent } from '../../src/storage/records.js';
 import type { Storage } from '../../src/storage/storage.js';
 
 const noWakeUps = {} as Storage;
-const event = (position: number): FramedEvent => ({ position, subject: 'widget/lights', type: 'widget.action.v1', expiresAt: 0, frame: '' });
+const event = (position: number, envelope: Record<string, unknown> = { id: `e${position}` }): StoredEvent => ({
+  position,
+  id: `e${position}`,
+  subject: 'widget/lights',
+  type: 'widget.action.v1',
+  expiresAt: 0,
+  envelope,
+});
 const listener = (onAppend: AppendListener['onAppend']): AppendListener => ({ onAppend });
 
 describe('event bus', () => {
@@ -17,6 +24,29 @@ describe('event bus', () => {
     bus.notify('acme', event(1));
     bus.notify('nobody', event(2));
     expect(seen).toEqual(['a1:1', 'a2:1']);
+  });
+
+  it('hands every listener of the account one and the same frame of the event', () => {
+    const bus = createEventBus(noWakeUps);
+    const seen: unknown[] = [];
+    bus.subscribe('acme', listener((e) => seen.push(e)));
+    bus.subscribe('acme', listener((e) => seen.push(e)));
+    bus.notify('acme', event(7));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[0]).toEqual({ position: 7, subject: 'widget/lights', type: 'widget.action.v1', expiresAt: 0, frame: 'id: u:7\ndata: {"id":"e7"}\n\n' });
+  });
+
+  it('frames nothing for an account without listeners on this instance', () => {
+    const bus = createEventBus(noWakeUps);
+    let serialised = 0;
+    const counted = { toJSON: () => (serialised++, { id: 'e1' }) };
+    bus.subscribe('other', listener(() => {}));
+    bus.notify('acme', event(1, counted));
+    expect(serialised).toBe(0);
+    bus.subscribe('acme', listener(() => {}));
+    bus.notify('acme', event(2, counted));
+    expect(serialised).toBe(1);
   });
 
   it('a listener that unsubscribes itself or another during a wake-up skips no one in it, and is gone from the next', () => {
