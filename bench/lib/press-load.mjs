@@ -20,7 +20,7 @@ export const pressRequest = {
  * from the moment its press was sent to the moment its stream read the event; CPU is the
  * server's over the measured phase.
  */
-export async function runPressLoad({ server, kind, accounts, streamsPerAccount = 4, rate, seconds, warmupSeconds = 5, localAddress }) {
+export async function runPressLoad({ server, kind, accounts, streamsPerAccount = 4, rate, seconds, warmupSeconds = 5, localAddress, onMeasuring }) {
   const sentAt = new Map();
   const latencies = [];
   let warmupDeliveries = 0;
@@ -41,6 +41,7 @@ export async function runPressLoad({ server, kind, accounts, streamsPerAccount =
   await waitFor(() => warmupDeliveries >= warmup.sent * streamsPerAccount);
   const before = await server.cpu();
   const threadsBefore = threadCpu(server.pid);
+  onMeasuring?.(); // diagnostics start recording here (bench/perf-presses.mjs)
   const { sent, refused } = await sendPresses({ server, kind, accounts, rate, total: rate * seconds, prefix: 'r', sentAt });
   const expected = sent * streamsPerAccount;
   await waitFor(() => latencies.length >= expected);
