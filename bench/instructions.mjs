@@ -81,7 +81,7 @@ async function checked(run, amount) {
  * Sends presses `from` … `from + size - 1` (round-robin over `accounts`, request ids
  * `<prefix><n>`) at once and checks that every one was accepted (202).
  */
-async function sendPresses(which, port, accounts, prefix, from, size) {
+async function sendPressBatch(which, port, accounts, prefix, from, size) {
   const batch = Array.from({ length: size }, (_, k) => {
     const { path, headers, body } = pressRequest[which]((from + k) % accounts, `${prefix}${from + k}`);
     return send('POST', port, path, headers, body);
@@ -103,7 +103,7 @@ function pressSetup(accounts) {
       const streams = await openStreams({ port: server.port, count: accounts * 4, path: '/events', headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }), onData: () => delivered++ });
       const presses = async (prefix, total) => {
         const expected = delivered + total * 4;
-        for (let i = 0; i < total; i += 20) await sendPresses(which, server.port, accounts, prefix, i, Math.min(20, total - i));
+        for (let i = 0; i < total; i += 20) await sendPressBatch(which, server.port, accounts, prefix, i, Math.min(20, total - i));
         for (let waited = 0; delivered < expected; waited += 50) {
           if (waited > 60_000) throw new Error(`${which}: ${expected - delivered} deliveries missing`);
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -153,7 +153,7 @@ function webhookSetup(accounts) {
         for (let i = 0; i < total; i += 5) {
           const size = Math.min(5, total - i);
           const expected = arrived + size;
-          await sendPresses(which, server.port, accounts, prefix, i, size);
+          await sendPressBatch(which, server.port, accounts, prefix, i, size);
           for (let waited = 0; arrived < expected; waited += 5) {
             if (waited > 30_000) throw new Error(`${which}: ${expected - arrived} webhooks missing`);
             await new Promise((resolve) => setTimeout(resolve, 5));
