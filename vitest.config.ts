@@ -24,6 +24,8 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // Finds a local PostgreSQL server when DATABASE_URL is unset.
+    globalSetup: ['test/global-setup.ts'],
     // The JSON report feeds the `N passed, M failed` summary line of .ci/run.
     reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
     testTimeout: 20_000,

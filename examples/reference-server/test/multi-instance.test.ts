@@ -14,7 +14,7 @@ import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-c
 
 const DATABASE_URL = process.env.DATABASE_URL || undefined;
 const STREAM_LEASE_TTL_MS = 60_000;
-const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL';
+const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL or run one on 127.0.0.1:5432';
 
 describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
   const schema = `mi_${randomUUID().replaceAll('-', '').slice(0, 12)}`;

@@ -6,7 +6,7 @@ import pg from 'pg';
 /** Real PostgreSQL when set; otherwise the tests run on PGlite (in-process). */
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;
 
-export const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL';
+export const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL or run one on 127.0.0.1:5432';
 
 /** A fresh schema name per test run (and per use), so runs never collide on a shared database. */
 export const randomSchema = (label: string): string => `tc_${label}_${randomBytes(5).toString('hex')}`;

@@ -1,0 +1,38 @@
+/**
+ * Runs once before the test files and says, in one line each, what the machine lacks.
+ * When `DATABASE_URL` is unset and a PostgreSQL server answers on the default local port
+ * (trust auth, user `postgres`), the PostgreSQL tests use it through a scratch database
+ * instead of skipping; otherwise they run on PGlite where they can and skip where they
+ * need a real server. Without chromium the simulator's browser test skips.
+ */
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+
+const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432';
+const SCRATCH_DATABASE = 'tilecast_test';
+
+export default async function setup(): Promise<void> {
+  if (!existsSync('/usr/bin/chromium')) console.log('Browser test: skipped, needs chromium at /usr/bin/chromium (apt-get install -y chromium)');
+  await findPostgres();
+}
+
+async function findPostgres(): Promise<void> {
+  if (process.env.DATABASE_URL) return;
+  const admin = new pg.Client({ connectionString: `${LOCAL_SERVER}/postgres`, connectionTimeoutMillis: 2_000 });
+  try {
+    await admin.connect();
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [SCRATCH_DATABASE]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${SCRATCH_DATABASE}`).catch(ignoreRaceOnCreate);
+    process.env.DATABASE_URL = `${LOCAL_SERVER}/${SCRATCH_DATABASE}`;
+    console.log(`PostgreSQL tests: using the local server (${process.env.DATABASE_URL})`);
+  } catch {
+    console.log('PostgreSQL tests: no server at 127.0.0.1:5432 and no DATABASE_URL; tests that need one skip (apt-get install postgresql)');
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
+/** Another run created the database between the check and the CREATE: that is fine. */
+function ignoreRaceOnCreate(error: unknown): void {
+  if ((error as { code?: string }).code !== '42P04') throw error;
+}
