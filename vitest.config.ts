@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
       { find: /^@tilecast\/simulator$/, replacement: src('./packages/simulator/src/index.ts') },
       { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
+      { find: /^@tilecast\/client\/sse$/, replacement: src('./packages/client/src/sse.ts') },
       { find: /^@tilecast\/client$/, replacement: src('./packages/client/src/index.ts') },
     ],
   },

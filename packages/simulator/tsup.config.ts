@@ -19,6 +19,8 @@ export default defineConfig([
     outDir: 'dist/browser',
     format: ['esm'],
     platform: 'browser',
+    // The page is served as one file: the client's event-stream parser is bundled in.
+    noExternal: ['@tilecast/client'],
     target: 'es2022',
     sourcemap: true,
     clean: true,

@@ -1,4 +1,9 @@
-/** A minimal SSE reader over fetch for tests: exposes raw frames, comments and timing-free waits. */
+/**
+ * An SSE reader over fetch for tests: keeps each frame's raw text (the wire format under
+ * test) and reads its fields with the client's parser; waits are bounded.
+ */
+import { SseParser } from '@tilecast/client/sse';
+
 export interface SseFrame {
   /** Raw text of the frame (without the blank line that ends it). */
   raw: string;
@@ -95,18 +100,19 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   };
 }
 
+/** The frame's fields, as the one SSE parser (the client's) reads them. */
 function parseFrame(raw: string): SseFrame {
   const frame: SseFrame = { raw };
-  for (const line of raw.split('\n')) {
-    if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-    const colon = line.indexOf(': ');
-    if (colon === -1) continue;
-    const [name, value] = [line.slice(0, colon), line.slice(colon + 2)];
-    if (name === 'event') frame.event = value;
-    else if (name === 'id') frame.id = value;
-    else if (name === 'data') frame.data = value;
-    else if (name === 'retry') frame.retry = Number(value);
-  }
+  const parser = new SseParser(
+    {
+      message: (message) => Object.assign(frame, { event: message.event, data: message.data }),
+      retry: (ms) => (frame.retry = ms),
+      lastEventId: (id) => (frame.id = id),
+      comment: (text) => (frame.comment = text),
+    },
+    undefined,
+  );
+  parser.push(`${raw}\n\n`);
   return frame;
 }
 

@@ -19,6 +19,9 @@ export type { Fetch } from './http.js';
 export { backoffDelay, systemTiming } from './timing.js';
 export type { BackoffOptions, Timing } from './timing.js';
 export type * from './webhooks.js';
+/** The event-stream parser the client reads with, for code that reads a stream itself (also `@tilecast/client/sse`). */
+export { SSE_MAX_LINE, SseLineTooLongError, SseParser } from './sse.js';
+export type { SseHandlers, SseMessage } from './sse.js';
 
 /**
  * The receiver side of webhook signing (WebCrypto only). The source is core's verifier,

@@ -4,4 +4,3 @@
  * `@tilecast/simulator/page`.
  */
 export * from './tile-state.js';
-export * from './sse-parser.js';

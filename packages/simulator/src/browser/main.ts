@@ -2,7 +2,7 @@
  * The simulator page: a phone's view of what `/device/stream` pushes. Widgets are drawn per
  * template, activities with their phase, switchboard tiles take presses.
  */
-import type { SseMessage } from '../sse-parser.js';
+import type { SseMessage } from '@tilecast/client/sse';
 import type { PublishedAction, TileTimings, TileView } from '../tile-state.js';
 import { renderActivity, type ActivityPush, type ShownActivity } from './activities.js';
 import { color, duration, h, iconElement } from './dom.js';

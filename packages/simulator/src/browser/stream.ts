@@ -3,7 +3,7 @@
  * cannot send the `Authorization: Device` header. Reconnects after the stream's `retry:`
  * delay, backing off while attempts fail.
  */
-import { SseParser, type SseMessage } from '../sse-parser.js';
+import { SseParser, type SseMessage } from '@tilecast/client/sse';
 import { sleep } from './presses.js';
 
 export interface StreamHandlers {
@@ -38,7 +38,8 @@ interface Outcome {
 }
 
 async function readStream(token: string, handlers: StreamHandlers, signal: AbortSignal): Promise<Outcome> {
-  const parser = new SseParser();
+  let retryMs: number | null = null;
+  const parser = new SseParser({ message: handlers.onMessage, retry: (ms) => (retryMs = ms), lastEventId: () => {} }, undefined);
   try {
     const response = await fetch('/device/stream', { headers: { authorization: `Device ${token}`, accept: 'text/event-stream' }, signal });
     if (response.status === 401) return { kind: 'unauthorized', retryMs: null };
@@ -47,10 +48,10 @@ async function readStream(token: string, handlers: StreamHandlers, signal: Abort
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return { kind: 'ended', retryMs: parser.retryMs };
-      for (const message of parser.push(value)) handlers.onMessage(message);
+      if (done) return { kind: 'ended', retryMs };
+      parser.push(value);
     }
   } catch {
-    return { kind: 'failed', retryMs: parser.retryMs };
+    return { kind: 'failed', retryMs };
   }
 }
