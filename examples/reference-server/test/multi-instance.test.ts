@@ -113,6 +113,28 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     await dead.close();
   });
 
+  it('a token rotated and a device token changed through A end the streams open on B within 5 s; others keep running', async () => {
+    const { token: revoked } = await a.tilecast.management.createAccount({ id: 'revoke' });
+    const { token: kept } = await a.tilecast.management.createAccount({ id: 'keep' });
+    const { token: phone } = await a.tilecast.management.registerDevice({ id: 'revoke-phone', account: 'revoke' });
+    const onB = [
+      await openSse(`${b.url}/events`, { authorization: `Token ${revoked}` }),
+      await openSse(`${b.url}/device/stream`, { authorization: `Device ${phone}` }),
+    ];
+    const keeper = await openSse(`${b.url}/events`, { authorization: `Token ${kept}` });
+    streams.push(...onB, keeper);
+    for (const s of [...onB, keeper]) await s.next();
+
+    const changedAt = Date.now();
+    await a.tilecast.management.rotateToken('revoke');
+    await a.tilecast.management.registerDevice({ id: 'revoke-phone', account: 'revoke' });
+    const within = (ms: number) => new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms));
+    const outcomes = await Promise.all(onB.map((s) => Promise.race([s.ended.then(() => 'ended'), within(5_000)])));
+    expect(outcomes).toEqual(['ended', 'ended']);
+    expect(Date.now() - changedAt).toBeLessThan(5_000);
+    expect(await Promise.race([keeper.ended.then(() => 'ended'), within(100)])).toBe('running');
+  });
+
   // Last: it changes the owner's token.
   it('a token rotated on B stops working on A at once, though A remembers it', async () => {
     const patch = (server: ReferenceServer, token: string, body: unknown) =>

@@ -3,6 +3,7 @@ import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
 import { copyTests } from './concerns/copies.js';
+import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
 import { leaseTests } from './concerns/leases.js';
@@ -28,6 +29,7 @@ export const storageConcerns = {
   widgets: { title: 'widgets and shares', define: widgetTests },
   writeGuards: { title: 'guarded publisher writes', define: writeGuardTests },
   devices: { title: 'devices', define: deviceTests },
+  credentialChecks: { title: 'credential checks of open streams', define: credentialCheckTests },
   listings: { title: 'listings for device snapshots', define: listingTests },
   events: { title: 'event log', define: eventTests },
   leases: { title: 'event-stream leases', define: leaseTests },

@@ -26,6 +26,7 @@ describe('runStorageConformance options', () => {
       'widgets',
       'writeGuards',
       'devices',
+      'credentialChecks',
       'listings',
       'events',
       'leases',

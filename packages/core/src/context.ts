@@ -6,6 +6,7 @@ import type { EventBus } from './events/event-bus.js';
 import type { FrameCache } from './events/frame-cache.js';
 import type { StreamLeaseKeeper } from './events/stream-leases.js';
 import type { Logger } from './logger.js';
+import type { CredentialWatch } from './streams/credential-watch.js';
 import type { DeviceFanout } from './services/device-fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
@@ -26,6 +27,8 @@ export interface TilecastContext {
   frames: FrameCache;
   /** Renews the `/events` stream slots this instance holds. */
   streamLeases: StreamLeaseKeeper;
+  /** Ends this instance's streams whose token, subscription or device changed. */
+  credentialWatch: CredentialWatch;
   /** Open `/device/stream` connections of this instance. */
   deviceStreams: DeviceStreamHub;
   /** The publisher API's authentication, with this instance's credential cache. */

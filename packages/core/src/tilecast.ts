@@ -18,6 +18,7 @@ import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
+import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './streams/credential-watch.js';
 import type { SseTimings } from './streams/sse-session.js';
 import type { DeviceTransport } from './transport/device-transport.js';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
@@ -37,6 +38,11 @@ export interface TilecastOptions {
   authenticateDevice?: DeviceAuthenticator;
   /** Event-stream heartbeat and lifetime. Defaults: 20 s and 15 minutes, as specified. */
   sse?: Partial<SseTimings>;
+  /**
+   * How often the credentials behind open streams are re-checked in the store. Default 2 s:
+   * a rotated token, an ended subscription or a removed device ends its streams within 5 s.
+   */
+  credentialCheckMs?: number;
   /** How often expired rows are purged from the store. Default 30 s; 0 turns it off (the host purges). */
   purgeIntervalMs?: number;
   /** Time source; inject a fake clock in tests. */
@@ -91,6 +97,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
+  const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
@@ -102,6 +109,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     bus,
     frames: createFrameCache(),
     streamLeases,
+    credentialWatch,
     deviceStreams,
     credentials: new PublisherCredentials(storage),
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
@@ -129,6 +137,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       webhooks.close();
       bus.close();
       streamLeases.close();
+      credentialWatch.close();
       await Promise.all([devices.idle(), webhooks.idle()]);
     },
   };

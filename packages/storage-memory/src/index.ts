@@ -1,6 +1,7 @@
 import type { Storage } from '@tilecast/core';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
 import { leaseMethods } from './leases.js';
@@ -66,6 +67,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...activityMethods(state),
     ...widgetMethods(state),
     ...deviceMethods(state),
+    ...credentialMethods(state),
     ...eventMethods(state),
     ...leaseMethods(state),
     ...pressMethods(state),

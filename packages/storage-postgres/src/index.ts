@@ -2,6 +2,7 @@ import type { Storage } from '@tilecast/core';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { credentialMethods } from './credentials.js';
 import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from './db.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
@@ -108,6 +109,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     ...activityMethods(ctx),
     ...widgetMethods(ctx),
     ...deviceMethods(ctx),
+    ...credentialMethods(ctx),
     ...eventMethods(ctx),
     ...leaseMethods(ctx),
     ...pressMethods(ctx),

@@ -9,7 +9,8 @@ import { activityPush, widgetPush } from '../services/device-fanout.js';
  * `GET /device/stream`: what is pushed to this device, as server-sent events. It opens
  * with `retry: 1000` and a snapshot of everything the device shows (widgets with content,
  * live activities), then follows pushes. Pushes that arrive while the snapshot is being
- * read are queued behind it, so the device always ends on the latest content.
+ * read are queued behind it, so the device always ends on the latest content. It ends when
+ * the device is removed or its token changes (`credentialWatch`).
  */
 export function openDeviceStream(context: TilecastContext, device: DeviceRecord): CoreResult {
   return {
@@ -23,6 +24,8 @@ export function openDeviceStream(context: TilecastContext, device: DeviceRecord)
           session.wake();
         },
       });
+      const credential = { deviceId: device.id, tokenHash: device.tokenHash, credentialRevoked: () => session.end() };
+      context.credentialWatch.watchDevice(credential);
       try {
         await session.send(`${sseRetry()}\n`);
         for (const text of await snapshot(context, device)) await session.send(text);
@@ -33,6 +36,7 @@ export function openDeviceStream(context: TilecastContext, device: DeviceRecord)
       } catch (error) {
         context.logger.warn('device stream ended by an error', { error: String(error) });
       } finally {
+        context.credentialWatch.unwatch(credential);
         detach();
         session.end();
       }

@@ -4,6 +4,7 @@ import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
 import { sseRetry } from '../streams/sse-format.js';
+import type { AccountCredentialHolder } from '../streams/credential-watch.js';
 import { StreamSession } from '../streams/sse-session.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import type { FramedEvent } from './frame-cache.js';
@@ -64,7 +65,7 @@ export async function openEventStream(context: TilecastContext, account: Account
         sink.end();
         return Promise.resolve();
       }
-      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, leaseId, cursor, filters, resolve).follow());
+      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, account.tokenHash, leaseId, cursor, filters, resolve).follow());
     },
   };
 }
@@ -75,14 +76,15 @@ function releaseLease(context: TilecastContext, accountId: string, leaseId: stri
 
 /**
  * One open `GET /events` stream, as one object: the session (heartbeat, lifetime,
- * slow-consumer cut-off), the bus listener, the kept lease and the log follower. Ten
+ * slow-consumer cut-off), the bus listener, the kept lease, the watched credential and the
+ * log follower. Ten
  * thousand may be open on an instance, and every major collection marks them all.
  *
  * It replays, then follows the account's log. Gap-free: the log only grows in position
  * order, and a wake-up that comes while it reads makes it read again. It holds no pending
  * promise while idle.
  */
-class EventStream extends StreamSession implements AppendListener, KeptLease {
+class EventStream extends StreamSession implements AppendListener, KeptLease, AccountCredentialHolder {
   #reading = false;
   #again = false;
 
@@ -90,6 +92,8 @@ class EventStream extends StreamSession implements AppendListener, KeptLease {
     private readonly context: TilecastContext,
     sink: SseSink,
     readonly accountId: string,
+    /** The hash of the token the stream was opened with: the stream ends when it no longer holds. */
+    readonly tokenHash: string,
     readonly leaseId: string,
     private cursor: number,
     private readonly filters: EventFilters,
@@ -98,23 +102,29 @@ class EventStream extends StreamSession implements AppendListener, KeptLease {
     super(sink, context.clock, context.sse);
   }
 
-  /** Opens the session, subscribes, keeps the lease, writes the opening lines and reads. */
+  /** Opens the session, subscribes, keeps the lease, watches the credential, writes the opening lines and reads. */
   follow(): void {
     this.open();
     if (this.ended) return;
     this.context.bus.subscribe(this.accountId, this);
     this.context.streamLeases.keep(this);
+    this.context.credentialWatch.watchAccount(this);
     void this.send(`${sseRetry()}id: ${formatPosition(this.cursor)}\n\n`).then(() => this.onAppend(undefined));
   }
 
   protected override closed(): void {
     this.context.bus.unsubscribe(this.accountId, this);
     this.context.streamLeases.drop(this);
+    this.context.credentialWatch.unwatch(this);
     releaseLease(this.context, this.accountId, this.leaseId);
     this.finished();
   }
 
   leaseLost(): void {
+    this.end();
+  }
+
+  credentialRevoked(): void {
     this.end();
   }
 

@@ -84,6 +84,22 @@ export interface WriteGuard {
   tokenHash?: string;
 }
 
+/**
+ * The credentials behind open streams, re-checked together (`Storage.checkCredentials`):
+ * an event stream's account and the token hash it was opened with, a device stream's
+ * device and its token hash.
+ */
+export interface CredentialQuery {
+  accounts: { accountId: string; tokenHash: string }[];
+  devices: { deviceId: string; tokenHash: string }[];
+}
+
+/** Whether each credential of a `CredentialQuery` still holds: one boolean per entry, in its order. */
+export interface CredentialValidity {
+  accounts: boolean[];
+  devices: boolean[];
+}
+
 /** Why a guarded write did not happen (when several hold, the first in this list). */
 export type WriteRefusal = 'credential_changed' | 'not_found' | 'template_mismatch';
 

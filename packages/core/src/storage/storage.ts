@@ -4,6 +4,8 @@ import type {
   ActivityRecord,
   ActivityStateName,
   ActivityUpdateResult,
+  CredentialQuery,
+  CredentialValidity,
   DeviceRecord,
   PressAdmission,
   PressAdmissionResult,
@@ -128,6 +130,16 @@ export interface Storage {
   findDeviceByTokenHash(tokenHash: string): Promise<DeviceRecord | null>;
   /** Devices of an account, sorted by id. */
   listAccountDevices(accountId: string): Promise<DeviceRecord[]>;
+
+  // ── credentials of open streams ───────────────────────────────────────────
+  /**
+   * Whether the credentials behind this instance's open streams still hold, all in one
+   * call (it runs every few seconds, whatever the number of streams; PostgreSQL: at most one
+   * statement per kind). An account entry holds while the account exists with that token
+   * hash and an active subscription; a device entry while the device exists with that
+   * token hash. Answers one boolean per entry, in the order given.
+   */
+  checkCredentials(query: CredentialQuery): Promise<CredentialValidity>;
 
   // ── event log (account-scoped) ────────────────────────────────────────────
   /**

@@ -1,0 +1,18 @@
+import type { Storage } from '@tilecast/core';
+import type { MemoryState } from './state.js';
+
+type CredentialMethods = Pick<Storage, 'checkCredentials'>;
+
+export function credentialMethods(state: MemoryState): CredentialMethods {
+  return {
+    async checkCredentials({ accounts, devices }) {
+      return {
+        accounts: accounts.map(({ accountId, tokenHash }) => {
+          const account = state.accounts.get(accountId);
+          return account !== undefined && account.tokenHash === tokenHash && account.subscription === 'active';
+        }),
+        devices: devices.map(({ deviceId, tokenHash }) => state.devices.get(deviceId)?.tokenHash === tokenHash),
+      };
+    },
+  };
+}
