@@ -1,11 +1,11 @@
 // `node bench/compare.mjs <script> <arg> [<script> <arg>]…`: a diagnostic. Runs the P1 load
 // against each server alternately (ROUNDS rounds, default 3; each a new process, 3 s warm-up, 3 s
 // measured) and prints median req/s and server CPU per request.
-import { hammer } from './lib/load.mjs';
-import { publishHeaders } from './lib/http.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
-import { median, round } from './lib/stats.mjs';
-import { widgetBody, activityBody } from './lib/payloads.mjs';
+import { hammer } from '../lib/load.mjs';
+import { publishHeaders } from '../lib/http.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
+import { median, round } from '../lib/stats.mjs';
+import { widgetBody, activityBody } from '../lib/payloads.mjs';
 
 pinLoadGenerator(import.meta.url);
 

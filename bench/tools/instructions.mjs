@@ -5,13 +5,13 @@
 // varies from run to run). Exact where timed runs on a shared machine swing: for judging a
 // change to the hot path. `--top N` lists the N functions that add the most.
 import autocannon from 'autocannon';
-import { countInstructions, hasCallgrind, isCollectorOrCompiler } from './lib/callgrind.mjs';
-import { send, publishHeaders } from './lib/http.mjs';
-import { activityBody, widgetBody } from './lib/payloads.mjs';
-import { pressRequest } from './lib/press-load.mjs';
-import { pinLoadGenerator } from './lib/process.mjs';
-import { openStreams } from './lib/sse-clients.mjs';
-import { certificates, startReceiver, webhookEnv } from './lib/webhook-receiver.mjs';
+import { countInstructions, hasCallgrind, isCollectorOrCompiler } from '../lib/callgrind.mjs';
+import { send, publishHeaders } from '../lib/http.mjs';
+import { activityBody, widgetBody } from '../lib/payloads.mjs';
+import { pressRequest } from '../lib/press-load.mjs';
+import { pinLoadGenerator } from '../lib/process.mjs';
+import { openStreams } from '../lib/sse-clients.mjs';
+import { certificates, startReceiver, webhookEnv } from '../lib/webhook-receiver.mjs';
 
 pinLoadGenerator(import.meta.url);
 

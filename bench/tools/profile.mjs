@@ -1,10 +1,10 @@
 // `node bench/profile.mjs <server script> [args…]`: runs the P1 load against one server
 // with --cpu-prof and prints the functions with the most self time. For finding causes.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { publishHeaders } from './lib/http.mjs';
-import { hammer } from './lib/load.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
-import { widgetBody, activityBody } from './lib/payloads.mjs';
+import { publishHeaders } from '../lib/http.mjs';
+import { hammer } from '../lib/load.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
+import { widgetBody, activityBody } from '../lib/payloads.mjs';
 
 pinLoadGenerator(import.meta.url);
 

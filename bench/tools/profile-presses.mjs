@@ -1,9 +1,9 @@
 // `node bench/profile-presses.mjs [baseline|tilecast] [accounts] [rate] [seconds]`: runs the
 // S2 press load against one server with --cpu-prof (diagnostic; profile in /tmp/tilecast-prof).
 import { rmSync } from 'node:fs';
-import { runPressLoad } from './lib/press-load.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
-import { percentile } from './lib/stats.mjs';
+import { runPressLoad } from '../lib/press-load.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
+import { percentile } from '../lib/stats.mjs';
 
 pinLoadGenerator(import.meta.url);
 

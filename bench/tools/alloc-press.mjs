@@ -1,7 +1,7 @@
 // Diagnostic: bytes allocated per in-process `POST /device/presses`, by allocating function
 // (V8's sampling heap profiler, keeping the objects young collections freed).
 import { Session } from 'node:inspector/promises';
-import { inProcessPresses } from './lib/in-process-presses.mjs';
+import { inProcessPresses } from '../lib/in-process-presses.mjs';
 
 const N = Number(process.argv[2] ?? 50000);
 const press = await inProcessPresses(1000);

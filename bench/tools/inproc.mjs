@@ -3,9 +3,9 @@ import * as v from 'valibot';
 import { createTilecast, silentLogger } from '@tilecast/core';
 import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/schemas';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { widgetBody, activityBody } from './lib/payloads.mjs';
-import { compareInProcess } from './lib/in-process.mjs';
-import { activityAnswer, widgetAnswer } from './lib/spec-echo.mjs';
+import { widgetBody, activityBody } from '../lib/payloads.mjs';
+import { compareInProcess } from '../lib/in-process.mjs';
+import { activityAnswer, widgetAnswer } from '../lib/spec-echo.mjs';
 
 const kind = process.argv[2] ?? 'widget';
 const N = Number(process.argv[3] ?? 200000);

@@ -1,8 +1,8 @@
 // Diagnostic: in-process cost of one `POST /device/presses` (no sockets, no streams open),
 // against the baseline's per-press work (parse, envelope, frame, answer).
 import { randomUUID } from 'node:crypto';
-import { compareInProcess } from './lib/in-process.mjs';
-import { inProcessPresses } from './lib/in-process-presses.mjs';
+import { compareInProcess } from '../lib/in-process.mjs';
+import { inProcessPresses } from '../lib/in-process-presses.mjs';
 
 const N = Number(process.argv[2] ?? 100000);
 const ACCOUNTS = 1000;

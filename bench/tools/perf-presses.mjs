@@ -7,8 +7,8 @@
 // compare directly (at 1,999 Hz, one sample is about 0.5 ms of CPU).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { runPressLoad } from './lib/press-load.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
+import { runPressLoad } from '../lib/press-load.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
 
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('perf-presses: needs Linux perf (Debian: linux-perf)');
