@@ -1,9 +1,24 @@
-// Diagnostic: bytes allocated per in-process `POST /device/presses`, by allocating function
-// (V8's sampling heap profiler, keeping the objects young collections freed).
+// Diagnostic: bytes allocated per in-process press, by allocating function.
 import { Session } from 'node:inspector/promises';
+import { commandLine } from '../lib/cli.mjs';
 import { inProcessPresses } from '../lib/in-process-presses.mjs';
 
-const N = Number(process.argv[2] ?? 50000);
+const { positionals } = commandLine(`
+Usage: node bench/tools/alloc-press.mjs [presses] [rows]
+
+Bytes allocated per in-process \`POST /device/presses\` (the core's device.handle() on the
+memory store, 1,000 accounts, no sockets), by the function that allocated them, from V8's
+sampling heap profiler. Runs \`presses\` presses to warm up, then \`presses\` sampled.
+
+  presses   presses warmed up and then sampled (default 50000)
+  rows      functions listed, most bytes first (default 30)
+
+Environment:
+  LIVE=1    count only what is still alive at the end (what a press leaves in the old
+            generation), instead of everything allocated
+`);
+const N = Number(positionals[0] ?? 50000);
+const rows = Number(positionals[1] ?? 30);
 const press = await inProcessPresses(1000);
 for (let k = 0; k < N; k++) await press(); // warm
 const session = new Session();
@@ -24,5 +39,5 @@ let total = 0;
   for (const child of node.children) walk(child);
 })(profile.head);
 console.log(`bytes allocated per press (sampled): ${Math.round(total / N)}`);
-for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[3] ?? 30))) console.log(`${String(Math.round(bytes / N)).padStart(7)}  ${name}`);
+for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, rows)) console.log(`${String(Math.round(bytes / N)).padStart(7)}  ${name}`);
 process.exit(0);

@@ -1,16 +1,35 @@
-// `node bench/compare.mjs <script> <arg> [<script> <arg>]…`: a diagnostic. Runs the P1 load
-// against each server alternately (ROUNDS rounds, default 3; each a new process, 3 s warm-up, 3 s
-// measured) and prints median req/s and server CPU per request.
+// Diagnostic: several servers alternately under the P1 load, median req/s and CPU per request.
 import { hammer } from '../lib/load.mjs';
 import { publishHeaders } from '../lib/http.mjs';
 import { pinLoadGenerator, startServer } from '../lib/process.mjs';
 import { median, round } from '../lib/stats.mjs';
 import { widgetBody, activityBody } from '../lib/payloads.mjs';
+import { commandLine } from '../lib/cli.mjs';
+
+const usage = `
+Usage: node bench/tools/compare.mjs <script> <arg> [<script> <arg>]...
+
+Runs the P1 load (autocannon, 50 connections, PATCH with the 1 KB switchboard body)
+against each server in turn, ROUNDS times: each round starts a new process per server,
+warms it for 3 s and measures 3 s. Prints each server's median req/s and median server
+CPU per request. Scripts are relative to bench/ and take exactly one argument, e.g.
+
+  node bench/tools/compare.mjs baselines/publish-node-http.mjs widget servers/tilecast.mjs node-http
+
+Environment:
+  ROUNDS=3                    rounds (default 3)
+  BENCH_PATH=/widget/lights   the path PATCHed; /activity/order sends the activity body
+`;
+const { positionals } = commandLine(usage);
+if (positionals.length === 0 || positionals.length % 2 !== 0) {
+  console.error(usage.trim());
+  process.exit(2);
+}
 
 pinLoadGenerator(import.meta.url);
 
 const pairs = [];
-for (let i = 2; i < process.argv.length; i += 2) pairs.push([process.argv[i], process.argv[i + 1]]);
+for (let i = 0; i < positionals.length; i += 2) pairs.push([positionals[i], positionals[i + 1]]);
 const path = process.env.BENCH_PATH ?? '/widget/lights';
 const body = path.startsWith('/activity') ? activityBody() : widgetBody();
 const results = pairs.map(() => ({ rps: [], cpu: [] }));
