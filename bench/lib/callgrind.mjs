@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer } from './process.mjs';
 
 export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).error === undefined;
@@ -12,11 +14,13 @@ export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 &&
  * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
  */
 export async function countInstructions(script, args, drive, env = {}) {
-  const out = `/tmp/tilecast-callgrind-${process.pid}-${Date.now()}.out`;
+  const outDir = mkdtempSync(join(tmpdir(), 'tilecast-callgrind-'));
+  const out = join(outDir, 'callgrind.out');
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
   // map from code addresses to JavaScript function names, for the report.
   const valgrind = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
   const server = await startServer(script, { args, env, nodeArgs: ['--perf-basic-prof'], launcher: valgrind, readyTimeoutMs: 120_000 });
+  // V8 always writes its perf map here (the path perf looks in); it is not ours to choose.
   const mapFile = `/tmp/perf-${server.pid}.map`;
   const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.pid)], { stdio: 'ignore' });
   try {
@@ -36,7 +40,7 @@ export async function countInstructions(script, args, drive, env = {}) {
   try {
     return functionCosts(out, mapFile);
   } finally {
-    rmSync(out, { force: true });
+    rmSync(outDir, { recursive: true, force: true });
     rmSync(mapFile, { force: true });
   }
 }

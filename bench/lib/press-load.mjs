@@ -41,7 +41,7 @@ export async function runPressLoad({ server, kind, accounts, streamsPerAccount =
   await waitFor(() => warmupDeliveries >= warmup.sent * streamsPerAccount);
   const before = await server.cpu();
   const threadsBefore = threadCpu(server.pid);
-  onMeasuring?.(); // diagnostics start recording here (bench/perf-presses.mjs)
+  onMeasuring?.(); // diagnostics start recording here (bench/tools/perf-presses.mjs)
   const { sent, refused } = await sendPresses({ server, kind, accounts, rate, total: rate * seconds, prefix: 'r', sentAt });
   const expected = sent * streamsPerAccount;
   await waitFor(() => latencies.length >= expected);

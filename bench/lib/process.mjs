@@ -31,7 +31,7 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [], 
   const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
   // BENCH_CPU_PROF=<dir>: every server writes a CPU profile there (diagnostics only).
   const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  // `launcher`: a command that runs node in place (valgrind, for bench/instructions.mjs).
+  // `launcher`: a command that runs node in place (valgrind, for bench/tools/instructions.mjs).
   const node = [...launcher, process.execPath, ...profiling, ...nodeArgs, '--expose-gc', path, ...args];
   const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, ...node]] : [node[0], node.slice(1)];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

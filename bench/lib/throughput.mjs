@@ -3,22 +3,16 @@ import { publishHeaders } from './http.mjs';
 import { startServer } from './process.mjs';
 import { median, round } from './stats.mjs';
 
-/**
- * Unmeasured load a new server process gets first: under the P1 load the baseline's
- * throughput settles in its third second and Tilecast's in its third or fourth (1 s
- * samples), and a long-running server is past that.
- */
+/** Unmeasured load a new server process gets first: both sides settle within it under P1. */
 export const WARMUP_SECONDS = 3;
 
 /**
  * Runs baseline and project alternately (`runs` times each) under the same request load
  * and compares median throughput and server CPU per request.
  *
- * Every run starts both servers afresh (as JMH forks a new JVM per fork): on these
- * machines one server process can be 10–30 % faster or slower than the next one of the
- * same script for its whole life (JIT decisions, heap layout), while within one process
- * runs differ by a few per cent. With one process per side, that luck of the draw
- * decided the ratio; with a process per run, the medians take it in equally.
+ * Every run starts both servers afresh (as JMH forks a JVM per fork): one process can
+ * be faster or slower than the next for its whole life, and medians over several
+ * processes keep that draw from deciding the ratio.
  * `warmup` seconds of load first (unmeasured; WARMUP_SECONDS by default).
  */
 export async function compareThroughput({ baseline, project, path, body, runs, duration, connections = 50, warmup = WARMUP_SECONDS }) {

@@ -80,14 +80,11 @@ export const s2 = {
   async run({ quick }) {
     const accounts = quick ? 250 : 2500;
     const rate = quick ? 200 : 1000;
-    // 30 s windows: long enough that each server's own major-GC cadence (one every 12–16 s
-    // here for both) shows in its p99, rather than whether one happened to fall in a short window.
+    // 30 s windows: each server's major GCs fall in every window, not by chance.
     const seconds = quick ? 3 : 30;
     const scalingSeconds = quick ? 3 : 10;
     const runs = quick ? 1 : 3;
-    // Unmeasured presses first: steady state, with the press path compiled (5 s is when
-    // the JIT has settled at 1,000 presses a second; with 2 s, 50 functions still compiled
-    // in the measured window).
+    // Unmeasured presses first: the measured window sees a compiled press path.
     const warmup = quick ? 1 : 5;
     const samples = { baseline: [], tilecast: [] };
     for (let i = 0; i < runs; i++) {

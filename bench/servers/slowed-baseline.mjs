@@ -1,5 +1,5 @@
 // Diagnostic: the P1 baseline plus a fixed busy wait of argv[2] µs per request. Run it
-// next to the baseline (`node bench/compare.mjs baselines/publish-node-http.mjs widget
+// next to the baseline (`node bench/tools/compare.mjs baselines/publish-node-http.mjs widget
 // servers/slowed-baseline.mjs 8`) to see what a few µs of extra work cost a server under
 // this load: more than those µs, since a slower server wakes the load generator more often.
 import * as v from 'valibot';

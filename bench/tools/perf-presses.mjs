@@ -1,31 +1,42 @@
-// `node bench/perf-presses.mjs [seconds]`: a diagnostic. Runs the S2 press load (2,500
-// accounts × 4 streams, 1,000 presses a second) against the baseline and then Tilecast,
-// records each server's core with Linux `perf` over the measured window (JIT frames named
-// through --perf-basic-prof-only-functions), and prints where Tilecast's samples exceed the
-// baseline's: by binary (kernel, node's builtins and runtime, JIT code, libc), by kind of
-// work, and by symbol. Both windows hold the same number of presses, so sample counts
-// compare directly (at 1,999 Hz, one sample is about 0.5 ms of CPU).
+// Diagnostic: where Tilecast's CPU under the S2 press load exceeds the baseline's, by Linux perf.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { runPressLoad } from './lib/press-load.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { commandLine, outputDirectory } from '../lib/cli.mjs';
+import { runPressLoad } from '../lib/press-load.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
 
+const { positionals, values } = commandLine(`
+Usage: node bench/tools/perf-presses.mjs [--out DIR] [seconds]
+
+Runs the S2 press load (2,500 accounts x 4 open streams, 1,000 presses a second, 5 s of
+warm-up) against the baseline and then Tilecast, and records each server with Linux perf
+(cpu-clock at 1,999 Hz, about 0.5 ms of CPU per sample; JIT frames named through
+--perf-basic-prof-only-functions) over the measured window. Prints CPU per delivered
+event, then where Tilecast's samples exceed the baseline's: by binary (kernel, node,
+JIT code, libc), by kind of work (Map lookups, megamorphic access, collection, ...) and by
+symbol. Both windows hold the same presses, so sample counts compare directly. Needs
+perf (Debian: linux-perf) and permission to record another process. About two minutes.
+
+  seconds     measured seconds per server (default 10)
+  --out DIR   keep the recordings there (baseline.data, tilecast.data); without it they
+              go to a new temporary directory that is removed at the end
+`, { out: { type: 'string' } });
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('perf-presses: needs Linux perf (Debian: linux-perf)');
   process.exit(1);
 }
 pinLoadGenerator(import.meta.url);
 
-const seconds = Number(process.argv[2] ?? 10);
+const seconds = Number(positionals[0] ?? 10);
 const accounts = 2500;
-const dir = '/tmp/tilecast-perf';
-mkdirSync(dir, { recursive: true });
+const dir = outputDirectory(values.out, 'tilecast-perf');
 
 const servers = { baseline: 'baselines/sse-node-http.mjs', tilecast: 'servers/tilecast-streams.mjs' };
 const samples = {};
 for (const [kind, script] of Object.entries(servers)) {
   const server = await startServer(script, { args: [String(accounts)], nodeArgs: ['--perf-basic-prof-only-functions'] });
-  const data = `${dir}/${kind}.data`;
+  const data = join(dir, `${kind}.data`);
   let recorded;
   const result = await runPressLoad({
     server,
@@ -46,6 +57,8 @@ for (const [kind, script] of Object.entries(servers)) {
   samples[kind] = readSymbols(data);
 }
 report(samples.tilecast, samples.baseline);
+if (values.out === undefined) rmSync(dir, { recursive: true, force: true });
+else console.log(`\nrecordings in ${dir}`);
 
 /** Samples per [binary, symbol] of a perf recording (self time). */
 function readSymbols(data) {

@@ -1,23 +1,49 @@
-// `node bench/profile.mjs <server script> [args…]`: runs the P1 load against one server
-// with --cpu-prof and prints the functions with the most self time. For finding causes.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { publishHeaders } from './lib/http.mjs';
-import { hammer } from './lib/load.mjs';
-import { pinLoadGenerator, startServer } from './lib/process.mjs';
-import { widgetBody, activityBody } from './lib/payloads.mjs';
+// Diagnostic: a CPU profile of one server under the P1 load, its heaviest functions printed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commandLine, outputDirectory } from '../lib/cli.mjs';
+import { publishHeaders } from '../lib/http.mjs';
+import { hammer } from '../lib/load.mjs';
+import { pinLoadGenerator, startServer } from '../lib/process.mjs';
+import { widgetBody, activityBody } from '../lib/payloads.mjs';
+
+const usage = `
+Usage: node bench/tools/profile.mjs [--out DIR] <server script> [args...]
+
+Runs one server (a script relative to bench/, with its arguments) with node --cpu-prof,
+drives it for 5 s with the P1 load (autocannon, 50 connections, PATCH /widget/lights with
+the 1 KB switchboard body), prints the load's figures, the 35 functions with the most
+self time, and the inclusive time of the functions named in BENCH_TOTALS. E.g.
+
+  node bench/tools/profile.mjs servers/tilecast.mjs node-http
+  node bench/tools/profile.mjs baselines/publish-node-http.mjs widget
+
+  --out DIR   where the .cpuprofile goes (default: a new directory under the system's
+              temporary directory; its path is printed)
+
+Environment:
+  BENCH_PATH=/widget/lights   the path PATCHed; /activity/order sends the activity body
+  BENCH_TOTALS=a,b,...        function names whose inclusive time is printed
+`;
+const { positionals, values } = commandLine(usage, { out: { type: 'string' } });
+if (positionals.length === 0) {
+  console.error(usage.trim());
+  process.exit(2);
+}
 
 pinLoadGenerator(import.meta.url);
 
-const [script, ...args] = process.argv.slice(2);
-const dir = '/tmp/tilecast-prof';
-rmSync(dir, { recursive: true, force: true });
+const [script, ...args] = positionals;
+const dir = outputDirectory(values.out, 'tilecast-prof');
 const server = await startServer(script, { args, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
 const path = process.env.BENCH_PATH ?? '/widget/lights';
 const body = path.startsWith('/activity') ? activityBody() : widgetBody();
 const headers = publishHeaders(server);
 console.log(await hammer({ url: server.url + path, headers, body, duration: 5 }));
 await server.stop();
-const profile = JSON.parse(readFileSync(`${dir}/${readdirSync(dir)[0]}`, 'utf8'));
+const file = join(dir, readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort().at(-1));
+console.log(`profile: ${file}`);
+const profile = JSON.parse(readFileSync(file, 'utf8'));
 const self = new Map();
 const dt = profile.timeDeltas;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));

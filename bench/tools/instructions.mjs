@@ -1,17 +1,41 @@
-// `node bench/instructions.mjs [P1|P3|S2|W1] [--top N]`: a diagnostic. Counts the
-// instructions each server (baseline and Tilecast) runs per request (P1, P3) or per press
-// (S2, four deliveries each; W1, one signed webhook each) under valgrind's callgrind, and prints both and their ratio,
-// without the collector's and the optimizing compiler's work (whose timing, not amount,
-// varies from run to run). Exact where timed runs on a shared machine swing: for judging a
-// change to the hot path. `--top N` lists the N functions that add the most.
+// Diagnostic: instructions per request or press of each server under callgrind, and their ratio.
 import autocannon from 'autocannon';
-import { countInstructions, hasCallgrind, isCollectorOrCompiler } from './lib/callgrind.mjs';
-import { send, publishHeaders } from './lib/http.mjs';
-import { activityBody, widgetBody } from './lib/payloads.mjs';
-import { pressRequest } from './lib/press-load.mjs';
-import { pinLoadGenerator } from './lib/process.mjs';
-import { openStreams } from './lib/sse-clients.mjs';
-import { certificates, startReceiver, webhookEnv } from './lib/webhook-receiver.mjs';
+import { countInstructions, hasCallgrind, isCollectorOrCompiler } from '../lib/callgrind.mjs';
+import { send, publishHeaders } from '../lib/http.mjs';
+import { activityBody, widgetBody } from '../lib/payloads.mjs';
+import { pressRequest } from '../lib/press-load.mjs';
+import { pinLoadGenerator } from '../lib/process.mjs';
+import { openStreams } from '../lib/sse-clients.mjs';
+import { certificates, startReceiver, webhookEnv } from '../lib/webhook-receiver.mjs';
+import { commandLine } from '../lib/cli.mjs';
+
+const { positionals, values } = commandLine(`
+Usage: node bench/tools/instructions.mjs [P1|P3|S2|W1] [--top N]
+
+Runs the scenario's baseline and Tilecast servers in turn under valgrind's callgrind,
+warms each up, then counts the instructions it runs per unit of work, without the garbage
+collector's and the optimizing compiler's (their timing, not their amount, varies from run
+to run), and prints both counts and their ratio. Counts do not depend on what else the
+machine does, so they judge a change to a hot path where timed runs are too noisy.
+
+  P1   per PATCH /widget (2,000 counted)                           about a minute
+  P3   per PATCH /activity (2,000 counted)                         about a minute
+  S2   per press with 4 deliveries (250 accounts x 4 streams)      about three minutes
+  W1   per press and its signed webhook (200 accounts)             about twenty minutes
+       (default P1)
+
+  --top N   also list the N functions that add the most per unit (JIT code named from
+            node --perf-basic-prof)
+
+Needs valgrind with callgrind_control and callgrind_annotate (Debian: valgrind).
+Callgrind's output goes to a temporary directory that is removed afterwards.
+`, { top: { type: 'string' } });
+const id = (positionals[0] ?? 'P1').toUpperCase();
+const top = Number(values.top ?? 0);
+if (!Number.isInteger(top) || top < 0) {
+  console.error('--top takes a whole number');
+  process.exit(2);
+}
 
 pinLoadGenerator(import.meta.url);
 
@@ -19,10 +43,6 @@ if (!hasCallgrind) {
   console.error('valgrind (with callgrind_control) is not installed: apt-get install valgrind');
   process.exit(2);
 }
-const args = process.argv.slice(2);
-const id = (args.find((arg) => /^[A-Za-z]\d$/.test(arg)) ?? 'P1').toUpperCase();
-const topAt = args.indexOf('--top');
-const top = topAt === -1 ? 0 : Number(args[topAt + 1] ?? 0);
 
 /** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
 const setups = {
