@@ -4,7 +4,7 @@
  * limited, pre-parsed bodies are used, event streams flush and notice disconnects.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,16 @@ describe.each(adapters)('adapter contract: %s', (_name, start) => {
     expect(seen[0]).toMatchObject({ method: 'PATCH', path: '/echo', query: 'b=2&a=1&a=3', headers: { 'x-custom': 'v' } });
   });
 
+  it('hands every Authorization header to the core: one as a string, repeated ones as an array in order', async () => {
+    const { url, seen } = await setup();
+    const path = `${new URL(url).pathname}/empty`;
+    expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one`)).toMatch(/^HTTP\/1\.1 204 /);
+    expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one\r\nX-Other: x\r\nauthorization: Token two`)).toMatch(/^HTTP\/1\.1 204 /);
+    expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAUTHORIZATION: Device a\r\nAuthorization: Device a\r\naUtHoRiZaTiOn: Token c`)).toMatch(/^HTTP\/1\.1 204 /);
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']]);
+    expect(seen[1]!.headers['x-other']).toBe('x');
+  });
+
   it('writes an empty result without a body', async () => {
     const { url } = await setup();
     const reply = await fetch(`${url}/empty`, { method: 'DELETE' });
@@ -149,6 +159,20 @@ describe.each(adapters)('adapter contract: %s', (_name, start) => {
     expect(seen).toHaveLength(0);
   });
 });
+
+/** Writes `head` (request line and headers, no final blank line) on a raw socket, as fetch cannot (it merges repeated headers); the answer's text. */
+function rawRequest(url: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(`${head}\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.setTimeout(5_000, () => socket.destroy(new Error('no answer')));
+  });
+}
 
 /** Sends `chunks` chunks of `size` bytes with chunked encoding; resolves with the status. */
 function chunkedUpload(url: string, chunks: number, size: number): Promise<number> {

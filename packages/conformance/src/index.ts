@@ -13,6 +13,7 @@ import { pressNoteTests } from './concerns/press-notes.js';
 import { pressTargetTests } from './concerns/press-targets.js';
 import { purgeTests } from './concerns/purge.js';
 import { tokenBucketTests } from './concerns/token-buckets.js';
+import { unholdableValueTests } from './concerns/unholdable-values.js';
 import { webhookTests } from './concerns/webhooks.js';
 import { widgetThrottleTests } from './concerns/widget-throttle.js';
 import { widgetTests } from './concerns/widgets.js';
@@ -41,6 +42,7 @@ export const storageConcerns = {
   webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
   purge: { title: 'purgeExpired', define: purgeTests },
   copies: { title: 'records are copies', define: copyTests },
+  unholdableValues: { title: 'values no store can hold', define: unholdableValueTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 export type StorageConcern = keyof typeof storageConcerns;

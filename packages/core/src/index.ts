@@ -21,6 +21,7 @@ export * from './http/index.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export type * from './storage/index.js';
 export { writeRefusal } from './storage/write-guard.js';
+export { isHoldable, refuseUnholdable, refuseUnholdableJson } from './storage/holdable.js';
 export { tokenTakes, type TokenTake } from './storage/token-takes.js';
 export { actionKindIn } from './storage/press-target.js';
 export { isoTime } from './iso-time.js';

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';
@@ -19,6 +19,7 @@ function claimTokenHash(state: MemoryState, accountId: string, tokenHash: string
 export function accountMethods(state: MemoryState): AccountMethods {
   return {
     async upsertAccount(account) {
+      refuseUnholdable('an account', account.id, account.tokenHash);
       claimTokenHash(state, account.id, account.tokenHash);
       const previous = state.accounts.get(account.id);
       if (previous) state.accountByToken.delete(previous.tokenHash);
@@ -55,6 +56,7 @@ export function accountMethods(state: MemoryState): AccountMethods {
     async setAccountTokenHash(accountId, tokenHash) {
       const account = state.accounts.get(accountId);
       if (!account) return false;
+      refuseUnholdable('a token hash', tokenHash);
       claimTokenHash(state, accountId, tokenHash);
       state.accountByToken.delete(account.tokenHash);
       account.tokenHash = tokenHash;

@@ -1,4 +1,4 @@
-import { isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
@@ -12,6 +12,7 @@ function liveCount(activities: Map<string, ActivityRecord>): number {
 export function activityMethods(state: MemoryState): ActivityMethods {
   return {
     async putActivity(definition) {
+      refuseUnholdable('an activity', definition.accountId, definition.slug);
       const activities = inner(state.activities, definition.accountId);
       const existing = activities.get(definition.slug);
       if (existing && existing.template === definition.template) {

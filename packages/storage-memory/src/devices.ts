@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
 type DeviceMethods = Pick<
@@ -30,6 +30,7 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
 export function deviceMethods(state: MemoryState): DeviceMethods {
   return {
     async upsertDevice(device) {
+      refuseUnholdable('a device', device.id, device.accountId, device.tokenHash);
       const holder = state.deviceByToken.get(device.tokenHash);
       if (holder !== undefined && holder.id !== device.id) {
         throw new Error('this token hash already belongs to another device');

@@ -1,4 +1,4 @@
-import type { StoredEvent, Storage } from '@tilecast/core';
+import { refuseUnholdable, type StoredEvent, type Storage } from '@tilecast/core';
 import { copy, type MemoryState } from './state.js';
 
 type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;
@@ -38,6 +38,7 @@ export function eventMethods(state: MemoryState): EventMethods {
   return {
     // ATOMIC: one synchronous step.
     async appendEvent(accountId, event) {
+      refuseUnholdable('an account id', accountId);
       return { ...appendToLog(state, accountId, event) };
     },
 

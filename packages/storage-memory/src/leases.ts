@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core';
 import { inner, type MemoryState } from './state.js';
 
 type LeaseMethods = Pick<Storage, 'acquireStreamLease' | 'renewStreamLease' | 'releaseStreamLease'>;
@@ -13,6 +13,7 @@ export function leaseMethods(state: MemoryState): LeaseMethods {
     // ATOMIC: expired leases are dropped, the rest counted and the new one inserted in
     // one synchronous step.
     async acquireStreamLease(accountId, leaseId, max, now, ttlMs) {
+      refuseUnholdable('a stream lease', accountId, leaseId);
       const leases = inner(state.leases, accountId);
       for (const [id, expiresAt] of leases) if (expiresAt <= now) leases.delete(id);
       // Acquiring a lease this holder already has extends it and takes no second slot.

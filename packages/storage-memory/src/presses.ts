@@ -1,4 +1,4 @@
-import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
+import { refuseUnholdable, tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
 import { appendToLog } from './events.js';
 import { byCodeUnit, noteAppended, type Bucket, type MemoryState } from './state.js';
 
@@ -67,6 +67,8 @@ export function pressMethods(state: MemoryState): PressMethods {
   return {
     // ATOMIC: every check and write in one synchronous step.
     async admitPress({ key, keyExpiresAt, rules, now, note, accountId, event }) {
+      refuseUnholdable('a press', key, accountId, note.widgetKey, note.deviceId);
+      for (let i = 0; i < rules.length; i++) refuseUnholdable('a bucket key', rules[i]!.key);
       const held = state.presses.get(key);
       if (held !== undefined && held.expiresAt > now) return { outcome: 'duplicate', eventId: held.eventId };
       if (!takeTokens(state, rules, now)) return { outcome: 'limited' };
@@ -79,6 +81,7 @@ export function pressMethods(state: MemoryState): PressMethods {
     },
 
     async notePress(widgetKey, deviceId, until) {
+      refuseUnholdable('a press note', widgetKey, deviceId);
       notePress(state, widgetKey, deviceId, until);
     },
 

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core';
 import type { MemoryState } from './state.js';
 
 type ThrottleMethods = Pick<Storage, 'claimWidgetPush' | 'claimTrailingPush'>;
@@ -8,6 +8,7 @@ export function throttleMethods(state: MemoryState): ThrottleMethods {
   return {
     // ATOMIC: compare and set in one synchronous step.
     async claimWidgetPush(key, now, windowMs) {
+      refuseUnholdable('a widget key', key);
       const window = state.throttle.get(key);
       if (!window || now >= window.endsAt) {
         // A trailing push still pending from an ended window is superseded by this one.

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import { refuseUnholdable, refuseUnholdableJson, type Storage } from '@tilecast/core';
 import { copy, noteAppended, pairKey, type MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 
@@ -12,6 +12,7 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
     async setWebhookMap(accountId, slug, map) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return false;
+      refuseUnholdableJson('a webhook map', map);
       entry.webhookMap = copy(map);
       return true;
     },
@@ -24,6 +25,7 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
     // ATOMIC: lookup and insert in one synchronous step. An expired claim (its event can
     // no longer be delivered) no longer blocks, exactly as if it had been purged.
     async claimWebhookDelivery(eventId, entryKey, instanceId, now, expiresAt) {
+      refuseUnholdable('a delivery claim', eventId, entryKey, instanceId);
       const key = pairKey(eventId, entryKey);
       const claim = state.claims.get(key);
       if (claim && claim.expiresAt > now) return false;
@@ -36,6 +38,7 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
     async recordWebhookOutcome(accountId, slug, entryKey, outcome, at) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return;
+      refuseUnholdable('a webhook entry key', entryKey);
       const times = entry.outcomes.get(entryKey) ?? { lastSuccessAt: null, lastFailureAt: null };
       if (outcome === 'success') times.lastSuccessAt = at;
       else times.lastFailureAt = at;

@@ -1,4 +1,4 @@
-import { actionKindIn, isoTime, type Storage } from '@tilecast/core';
+import { refuseUnholdable, actionKindIn, isoTime, type Storage } from '@tilecast/core';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<
@@ -38,6 +38,7 @@ export function removeWidget(state: MemoryState, accountId: string, slug: string
 export function widgetMethods(state: MemoryState): WidgetMethods {
   return {
     async putWidget(definition) {
+      refuseUnholdable('a widget', definition.accountId, definition.slug);
       const widgets = inner(state.widgets, definition.accountId);
       const existing = widgets.get(definition.slug);
       const keep = existing !== undefined && existing.record.template === definition.template;

@@ -11,6 +11,7 @@ import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
 import { throttleMethods } from './throttle.js';
+import { guardUnholdable } from './unholdable.js';
 import { webhookMethods } from './webhooks.js';
 import { widgetMethods } from './widgets.js';
 
@@ -105,16 +106,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
   let closed = false;
   const storage: PostgresStorage = {
-    ...accountMethods(ctx),
-    ...activityMethods(ctx),
-    ...widgetMethods(ctx),
-    ...deviceMethods(ctx),
-    ...credentialMethods(ctx),
-    ...eventMethods(ctx),
-    ...leaseMethods(ctx),
-    ...pressMethods(ctx),
-    ...throttleMethods(ctx),
-    ...webhookMethods(ctx),
+    ...guardUnholdable({
+      ...accountMethods(ctx),
+      ...activityMethods(ctx),
+      ...widgetMethods(ctx),
+      ...deviceMethods(ctx),
+      ...credentialMethods(ctx),
+      ...eventMethods(ctx),
+      ...leaseMethods(ctx),
+      ...pressMethods(ctx),
+      ...throttleMethods(ctx),
+      ...webhookMethods(ctx),
+    }),
     async purgeExpired(now, batch) {
       return purgeExpired(ctx, now, batch);
     },

@@ -1,7 +1,18 @@
 import type { HeaderValue } from '../http/types.js';
 
-// Visible ASCII without spaces: what a token may contain. Anything else is malformed.
+// Visible ASCII without spaces: what a token may contain. Anything else is malformed
+// (which also keeps a NUL or a lone surrogate from ever reaching a token lookup).
 const CREDENTIALS = /^[\x21-\x7e]+$/;
+
+/**
+ * The one Authorization header of a request, or undefined when there is none or more than
+ * one: two `Authorization` headers are a `401` (reference-deployment §9), never "the first
+ * one wins". Adapters hand repeated headers over as an array; an array of one is one header.
+ */
+export function soleAuthorization(header: HeaderValue): string | undefined {
+  if (typeof header === 'string') return header;
+  return header !== undefined && header.length === 1 ? header[0] : undefined;
+}
 
 /**
  * Reads `<Scheme> <credentials>` from an Authorization header exactly: the scheme is
@@ -9,10 +20,11 @@ const CREDENTIALS = /^[\x21-\x7e]+$/;
  * repeated or malformed header gives null.
  */
 export function readCredentials(header: HeaderValue, scheme: string): string | null {
-  if (typeof header !== 'string') return null;
-  const space = header.indexOf(' ');
+  const value = soleAuthorization(header);
+  if (value === undefined) return null;
+  const space = value.indexOf(' ');
   if (space !== scheme.length) return null;
-  if (header.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return null;
-  const credentials = header.slice(space + 1);
+  if (value.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return null;
+  const credentials = value.slice(space + 1);
   return CREDENTIALS.test(credentials) ? credentials : null;
 }

@@ -3,7 +3,7 @@ import { fail, isTilecastError } from '../errors.js';
 import type { CoreRequest } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import { readCredentials } from './authorization-header.js';
+import { readCredentials, soleAuthorization } from './authorization-header.js';
 import { hashToken } from './tokens.js';
 
 /** A publisher as authenticated for one request. */
@@ -40,23 +40,23 @@ export class PublisherCredentials {
    * Every publisher endpoint but the two `PATCH`es (see `publishAs`) authenticates here.
    */
   async authenticate(request: CoreRequest): Promise<PublisherCredential> {
-    const header = request.headers.authorization;
-    const token = readCredentials(header, 'Token');
-    if (token === null) fail({ kind: 'unauthorized' });
+    const header = soleAuthorization(request.headers.authorization);
+    const token = header === undefined ? null : readCredentials(header, 'Token');
+    if (header === undefined || token === null) fail({ kind: 'unauthorized' });
     const tokenHash = hashToken(token);
     const account = await this.storage.findAccountByTokenHash(tokenHash);
     if (account === null || account.subscription !== 'active') {
-      this.#cache.delete(header as string);
+      this.#cache.delete(header);
       fail(account === null ? { kind: 'unauthorized' } : { kind: 'subscription_required' });
     }
-    this.#cache.set(header as string, { account, tokenHash });
+    this.#cache.set(header, { account, tokenHash });
     return { account, tokenHash, confirmed: true };
   }
 
   /** The cached credential for this request's header, if any (to be confirmed by a guarded write). */
   #recall(request: CoreRequest): PublisherCredential | undefined {
-    const header = request.headers.authorization;
-    const hit = typeof header === 'string' ? this.#cache.get(header) : undefined;
+    const header = soleAuthorization(request.headers.authorization);
+    const hit = header === undefined ? undefined : this.#cache.get(header);
     return hit === undefined ? undefined : { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
   }
 

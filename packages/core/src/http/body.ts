@@ -1,4 +1,5 @@
 import { fail, jsonDecodeError, type FieldError } from '../errors.js';
+import { isHoldable } from '../storage/holdable.js';
 import type { CoreRequest, HeaderValue } from './types.js';
 
 /** Request bodies over this many bytes are refused with `413` before parsing (reference-deployment §2). */
@@ -137,12 +138,12 @@ function checkStrings(root: unknown): void {
     const visit = stack.pop()!;
     const { value } = visit;
     if (typeof value === 'string') {
-      if (!isStorableString(value)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
+      if (!isHoldable(value)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, key: i });
     } else if (value !== null && typeof value === 'object') {
       for (const key of Object.keys(value)) {
-        if (!isStorableString(key)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
+        if (!isHoldable(key)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
         stack.push({ value: (value as Record<string, unknown>)[key], parent: visit, key });
       }
     }
@@ -159,10 +160,6 @@ function pathOf(visit: Visit): (string | number)[] {
   const path: (string | number)[] = [];
   for (let at: Visit | undefined = visit; at !== undefined; at = at.parent) path.push(at.key);
   return path.reverse();
-}
-
-function isStorableString(value: string): boolean {
-  return value.isWellFormed() && !value.includes('\u0000');
 }
 
 function unicodeError(path: (string | number)[]): FieldError {

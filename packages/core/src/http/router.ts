@@ -1,4 +1,5 @@
 import type { ServiceError } from '../errors.js';
+import { isHoldable } from '../storage/holdable.js';
 import type { CoreRequest, CoreResult } from './types.js';
 
 export type RouteParams = Record<string, string>;
@@ -72,12 +73,23 @@ function matchSegments<C>({ segments: pattern, names }: CompiledRoute<C>, actual
   return params;
 }
 
-/** Percent-decodes a path segment; a malformed escape stays as written (it then matches no slug). */
+/**
+ * Percent-decodes a path segment. A value no store can hold (a NUL, a lone surrogate) never
+ * becomes a parameter: the segment then stays as written, like a malformed escape, and
+ * names nothing (a `%` is never part of an id), so the route answers its own `404` after
+ * its usual checks, the same on every storage (reference-deployment §9).
+ */
 function decodeSegment(segment: string): string {
-  if (!segment.includes('%')) return segment;
+  if (!segment.includes('%')) return isHoldable(segment) ? segment : UNHOLDABLE;
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
-    return segment;
+    decoded = segment;
   }
+  if (isHoldable(decoded)) return decoded;
+  return isHoldable(segment) ? segment : UNHOLDABLE;
 }
+
+/** Stands for a segment that is not even holdable as written (only an embedder's adapter can pass one). */
+const UNHOLDABLE = '%';

@@ -27,7 +27,28 @@ export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options
     options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
   // As received: methods are case-sensitive (RFC 9110 §9.1), and Node's parser only
   // produces the registered ones, in upper case.
-  return new NodeCoreRequest(req.method ?? 'GET', path, query, req.headers as Record<string, HeaderValue>, body, res);
+  return new NodeCoreRequest(req.method ?? 'GET', path, query, headersOf(req), body, res);
+}
+
+/**
+ * The request's headers as the core reads them. Node keeps only the first of repeated
+ * `Authorization` headers; the core must see them all (two are a `401`), so they are
+ * counted in `rawHeaders`, only when there is one at all: a few length comparisons, and
+ * no new object unless it is repeated.
+ */
+function headersOf(req: IncomingMessage): Record<string, HeaderValue> {
+  const headers = req.headers as Record<string, HeaderValue>;
+  if (headers.authorization === undefined) return headers;
+  const raw = req.rawHeaders;
+  let first = -1;
+  let values: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (first === -1) first = i;
+    else (values ??= [raw[first + 1]!]).push(raw[i + 1]!);
+  }
+  return values === undefined ? headers : { ...headers, authorization: values };
 }
 
 /**

@@ -38,6 +38,13 @@ import type { PressTarget } from './press-target.js';
  *   and never changes them afterwards (the core never does; its validated content and
  *   events are new objects per request). Everything else passed in is copied.
  * - Account ids, slugs and device ids are compared exactly (case-sensitive).
+ * - A string no store can hold (a NUL, a lone surrogate: `isHoldable` is false) names
+ *   nothing. Passed as a key (ids, slugs, token hashes, lease ids, action ids, press
+ *   keys), a read or a change answers as for an absent record (null, false, `[]`, `{}`, 0,
+ *   `not_found`, a credential that does not hold); a write that would record it (a new
+ *   record or key, a token hash, a webhook map or outcome under it) rejects with
+ *   `refuseUnholdable`'s `TypeError` and changes nothing. Never a driver error. The core
+ *   never passes one; this is the stores' own defence.
  */
 export interface Storage {
   // ── accounts ──────────────────────────────────────────────────────────────

@@ -1,0 +1,175 @@
+import {
+  isHoldable,
+  refuseUnholdable,
+  refuseUnholdableJson,
+  writeRefusal,
+  type Storage,
+  type WriteGuard,
+  type WriteRefusal,
+} from '@tilecast/core';
+
+/** The store's methods that take strings from its callers. */
+export type KeyedMethods = Omit<Storage, 'purgeExpired' | 'close' | 'subscribeEvents'>;
+
+const holdable = (...values: string[]): boolean => values.every(isHoldable);
+
+const NULL = Promise.resolve(null);
+const FALSE = Promise.resolve(false);
+const NONE = Promise.resolve();
+
+/**
+ * The `Storage` rule for strings no store can hold (a NUL, a lone surrogate), in one place:
+ * PostgreSQL refuses a NUL in text with an error (a 500 if it ever got that far) and turns a
+ * lone surrogate into U+FFFD (another string), so such a key never reaches a statement. A
+ * read or change answers as for an absent record, a write that would record it rejects
+ * with the core's `refuseUnholdable` error, exactly as the memory store answers. The
+ * conformance concern `unholdableValues` holds both to it.
+ */
+export function guardUnholdable(m: KeyedMethods): KeyedMethods {
+  /** A guarded write of a record that cannot exist: refused as `writeRefusal` orders it. */
+  const absentWrite = async (accountId: string, guard: WriteGuard | undefined): Promise<{ ok: false; reason: WriteRefusal }> => {
+    const tokenHash = guard?.tokenHash;
+    let credentialHolds = tokenHash === undefined;
+    if (tokenHash !== undefined && holdable(accountId, tokenHash)) {
+      const account = await m.getAccount(accountId);
+      credentialHolds = account !== null && account.tokenHash === tokenHash && account.subscription === 'active';
+    }
+    return { ok: false, reason: writeRefusal(credentialHolds, null, guard) ?? 'not_found' };
+  };
+  const writable = (accountId: string, slug: string, guard: WriteGuard | undefined): boolean =>
+    holdable(accountId, slug) && (guard?.tokenHash === undefined || isHoldable(guard.tokenHash));
+
+  return {
+    ...m,
+    // ── accounts
+    upsertAccount: async (account) => {
+      refuseUnholdable('an account', account.id, account.tokenHash);
+      return m.upsertAccount(account);
+    },
+    deleteAccount: (id) => (holdable(id) ? m.deleteAccount(id) : FALSE),
+    getAccount: (id) => (holdable(id) ? m.getAccount(id) : NULL),
+    findAccountByTokenHash: (hash) => (holdable(hash) ? m.findAccountByTokenHash(hash) : NULL),
+    setAccountTokenHash: async (id, hash) => {
+      if (!holdable(id) || (await m.getAccount(id)) === null) return false;
+      refuseUnholdable('a token hash', hash);
+      return m.setAccountTokenHash(id, hash);
+    },
+    updateAccount: (id, patch) => (holdable(id) ? m.updateAccount(id, patch) : FALSE),
+
+    // ── activities
+    putActivity: async (definition) => {
+      refuseUnholdable('an activity', definition.accountId, definition.slug);
+      return m.putActivity(definition);
+    },
+    deleteActivity: (id, slug) => (holdable(id, slug) ? m.deleteActivity(id, slug) : FALSE),
+    getActivity: (id, slug) => (holdable(id, slug) ? m.getActivity(id, slug) : NULL),
+    applyActivityUpdate: (id, slug, update) => (writable(id, slug, update.guard) ? m.applyActivityUpdate(id, slug, update) : absentWrite(id, update.guard)),
+    listActivities: (id) => (holdable(id) ? m.listActivities(id) : Promise.resolve([])),
+
+    // ── widgets
+    putWidget: async (definition) => {
+      refuseUnholdable('a widget', definition.accountId, definition.slug);
+      return m.putWidget(definition);
+    },
+    deleteWidget: (id, slug) => (holdable(id, slug) ? m.deleteWidget(id, slug) : FALSE),
+    getWidget: (id, slug) => (holdable(id, slug) ? m.getWidget(id, slug) : NULL),
+    setWidgetContent: (id, slug, update) => (writable(id, slug, update.guard) ? m.setWidgetContent(id, slug, update) : absentWrite(id, update.guard)),
+    listWidgets: (id) => (holdable(id) ? m.listWidgets(id) : Promise.resolve([])),
+    listWidgetsSharedWith: (deviceId) => (holdable(deviceId) ? m.listWidgetsSharedWith(deviceId) : Promise.resolve([])),
+    shareWidget: (id, slug, deviceId) => (holdable(id, slug, deviceId) ? m.shareWidget(id, slug, deviceId) : FALSE),
+    unshareWidget: (id, slug, deviceId) => (holdable(id, slug, deviceId) ? m.unshareWidget(id, slug, deviceId) : FALSE),
+    listWidgetShares: (id, slug) => (holdable(id, slug) ? m.listWidgetShares(id, slug) : Promise.resolve([])),
+    getPressTarget: async (id, slug, actionId, deviceId) => {
+      if (!holdable(id, slug)) return null;
+      const knownAction = isHoldable(actionId);
+      const knownDevice = isHoldable(deviceId);
+      if (knownAction && knownDevice) return m.getPressTarget(id, slug, actionId, deviceId);
+      // The widget is looked up all the same; no action or share can have such an id.
+      const target = await m.getPressTarget(id, slug, knownAction ? actionId : '', knownDevice ? deviceId : '');
+      return target && { ...target, action: knownAction ? target.action : null, sharedWithDevice: knownDevice && target.sharedWithDevice };
+    },
+
+    // ── devices
+    upsertDevice: async (device) => {
+      refuseUnholdable('a device', device.id, device.accountId, device.tokenHash);
+      return m.upsertDevice(device);
+    },
+    deleteDevice: (id) => (holdable(id) ? m.deleteDevice(id) : FALSE),
+    getDevice: (id) => (holdable(id) ? m.getDevice(id) : NULL),
+    findDeviceByTokenHash: (hash) => (holdable(hash) ? m.findDeviceByTokenHash(hash) : NULL),
+    listAccountDevices: (id) => (holdable(id) ? m.listAccountDevices(id) : Promise.resolve([])),
+
+    // ── credentials of open streams: such an entry never holds; the others are asked as usual
+    checkCredentials: async (query) => {
+      const accounts = query.accounts.map((entry) => holdable(entry.accountId, entry.tokenHash));
+      const devices = query.devices.map((entry) => holdable(entry.deviceId, entry.tokenHash));
+      if (!accounts.includes(false) && !devices.includes(false)) return m.checkCredentials(query);
+      const asked = await m.checkCredentials({
+        accounts: query.accounts.filter((_, i) => accounts[i]),
+        devices: query.devices.filter((_, i) => devices[i]),
+      });
+      const answer = (kept: boolean[], found: boolean[]) => {
+        let next = 0;
+        return kept.map((keptEntry) => keptEntry && found[next++]!);
+      };
+      return { accounts: answer(accounts, asked.accounts), devices: answer(devices, asked.devices) };
+    },
+
+    // ── event log and leases
+    appendEvent: async (id, event) => {
+      refuseUnholdable('an account id', id);
+      return m.appendEvent(id, event);
+    },
+    readEvents: (id, after, now, limit) => (holdable(id) ? m.readEvents(id, after, now, limit) : Promise.resolve([])),
+    lastEventPosition: (id) => (holdable(id) ? m.lastEventPosition(id) : Promise.resolve(0)),
+    acquireStreamLease: async (id, leaseId, max, now, ttlMs) => {
+      refuseUnholdable('a stream lease', id, leaseId);
+      return m.acquireStreamLease(id, leaseId, max, now, ttlMs);
+    },
+    renewStreamLease: (id, leaseId, now, ttlMs) => (holdable(id, leaseId) ? m.renewStreamLease(id, leaseId, now, ttlMs) : FALSE),
+    releaseStreamLease: (id, leaseId) => (holdable(id, leaseId) ? m.releaseStreamLease(id, leaseId) : NONE),
+
+    // ── presses and the push throttle
+    admitPress: async (press) => {
+      refuseUnholdable('a press', press.key, press.accountId, press.note.widgetKey, press.note.deviceId);
+      for (const rule of press.rules) refuseUnholdable('a bucket key', rule.key);
+      return m.admitPress(press);
+    },
+    notePress: async (widgetKey, deviceId, until) => {
+      refuseUnholdable('a press note', widgetKey, deviceId);
+      return m.notePress(widgetKey, deviceId, until);
+    },
+    listRecentPressers: (widgetKey, now) => (holdable(widgetKey) ? m.listRecentPressers(widgetKey, now) : Promise.resolve([])),
+    claimWidgetPush: async (key, now, windowMs) => {
+      refuseUnholdable('a widget key', key);
+      return m.claimWidgetPush(key, now, windowMs);
+    },
+    claimTrailingPush: (key, now, windowMs) => (holdable(key) ? m.claimTrailingPush(key, now, windowMs) : FALSE),
+
+    // ── webhooks: a missing widget answers first, as in every store
+    setWebhookMap: async (id, slug, map) => {
+      if (!holdable(id, slug)) return false;
+      try {
+        refuseUnholdableJson('a webhook map', map);
+      } catch (error) {
+        if ((await m.getWidget(id, slug)) === null) return false;
+        throw error;
+      }
+      return m.setWebhookMap(id, slug, map);
+    },
+    getWebhookMap: (id, slug) => (holdable(id, slug) ? m.getWebhookMap(id, slug) : NULL),
+    claimWebhookDelivery: async (eventId, entryKey, instanceId, now, expiresAt) => {
+      refuseUnholdable('a delivery claim', eventId, entryKey, instanceId);
+      return m.claimWebhookDelivery(eventId, entryKey, instanceId, now, expiresAt);
+    },
+    recordWebhookOutcome: async (id, slug, entryKey, outcome, at) => {
+      if (!holdable(id, slug)) return;
+      if (!isHoldable(entryKey)) {
+        if ((await m.getWidget(id, slug)) === null) return;
+        refuseUnholdable('a webhook entry key', entryKey);
+      }
+      return m.recordWebhookOutcome(id, slug, entryKey, outcome, at);
+    },
+    getWebhookOutcomes: (id, slug) => (holdable(id, slug) ? m.getWebhookOutcomes(id, slug) : Promise.resolve({})),
+  };
+}
