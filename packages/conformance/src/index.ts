@@ -3,6 +3,7 @@ import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
 import { copyTests } from './concerns/copies.js';
+import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
@@ -41,6 +42,7 @@ export const storageConcerns = {
   webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
   purge: { title: 'purgeExpired', define: purgeTests },
   copies: { title: 'records are copies', define: copyTests },
+  seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 export type StorageConcern = keyof typeof storageConcerns;

@@ -38,6 +38,7 @@ describe('runStorageConformance options', () => {
       'webhooks',
       'purge',
       'copies',
+      'seedCreatesOnly',
     ]);
   });
 });

@@ -69,7 +69,7 @@ export interface Tilecast extends RequestHandler {
   readonly device: RequestHandler;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
   readonly management: ManagementApi;
-  /** Loads a seed file (an upsert) through the management API. */
+  /** Loads a seed file through the management API: creates what is missing, changes nothing that exists. */
   loadSeed(seed: unknown): Promise<SeedResult>;
   /** The generated OpenAPI 3.1 document served at `/openapi.json`. */
   openapi(): object;
