@@ -147,7 +147,11 @@ export function createTilecast(options: TilecastOptions): Tilecast {
 function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): (request: CoreRequest) => Promise<CoreResult> {
   const route = createRouter(routes);
   const failed = (request: CoreRequest, error: unknown): CoreResult => {
-    if (isTilecastError(error)) return errorToResult(error.error);
+    if (isTilecastError(error)) {
+      // The client went away mid-body: its own doing, not a failure (and no one to answer).
+      if (error.error.kind === 'request_aborted') context.logger.info('request aborted', { method: request.method, path: request.path });
+      return errorToResult(error.error);
+    }
     context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
     return internalErrorResult();
   };
