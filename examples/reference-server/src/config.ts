@@ -4,6 +4,8 @@ export interface ServerConfig {
   host: string;
   /** Path of a seed file to load at start, or null for the demo account. */
   seedPath: string | null;
+  /** `TILECAST_DEMO_ROTATE=1`: issue new tokens for an existing demo account and phone at start. */
+  demoRotate: boolean;
   databaseUrl: string | null;
   /** PostgreSQL schema of Tilecast's tables (`TILECAST_DATABASE_SCHEMA`, default `tilecast`). */
   databaseSchema: string;
@@ -18,6 +20,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     port: readPort(env.PORT),
     host: env.HOST || '127.0.0.1',
     seedPath: env.TILECAST_SEED || null,
+    demoRotate: env.TILECAST_DEMO_ROTATE === '1',
     databaseUrl: env.DATABASE_URL || null,
     databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
     sse: {

@@ -21,12 +21,12 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
   const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate } });
   await opened.ready();
-  const seeded = await seed(tilecast, config.seedPath);
+  const seeded = await seed(tilecast, config.seedPath, config.demoRotate);
   // The device API lives under /device; its stream is this deployment's device transport.
   const api = mount({ '/': tilecast, '/device': tilecast.device });
   // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
   // phone's token is handed to it: a seeded deployment never gives a token away.
-  const page = createSimulatorPage({ config: seeded.demo ? { deviceToken: seeded.demo.deviceToken } : null });
+  const page = createSimulatorPage({ config: seeded.demo?.deviceToken ? { deviceToken: seeded.demo.deviceToken } : null });
   const server = await listen((req, res) => (page(req, res) ? undefined : api(req, res)), { port: config.port, host: config.host });
   return {
     url: server.url,
@@ -46,11 +46,13 @@ interface Seeded {
   demo: DemoAccount | null;
 }
 
-async function seed(tilecast: Tilecast, seedPath: string | null): Promise<Seeded> {
+async function seed(tilecast: Tilecast, seedPath: string | null, demoRotate: boolean): Promise<Seeded> {
   if (seedPath === null) {
-    const demo = await createDemoAccount(tilecast);
+    const demo = await createDemoAccount(tilecast, demoRotate);
     return { banner: (url) => demoInstructions(url, demo), demo };
   }
+  // Creates only what is missing: what the app and the API changed survives a restart.
   const result = await tilecast.loadSeed(JSON.parse(await readFile(seedPath, 'utf8')));
-  return { banner: () => `Loaded ${seedPath}: accounts ${result.accounts.map((a) => a.id).join(', ')}`, demo: null };
+  const accounts = result.accounts.map((a) => `${a.id} (${a.created ? 'created' : 'exists, left as it is'})`).join(', ');
+  return { banner: () => `Loaded ${seedPath}: accounts ${accounts}`, demo: null };
 }

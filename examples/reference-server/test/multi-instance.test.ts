@@ -50,7 +50,7 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     admin = new pg.Pool({ connectionString: DATABASE_URL });
     a = await start('a');
     b = await start('b');
-    // Both created the demo account; the one started last holds the current tokens.
+    // The first start created the demo account; new tokens the test knows replace its own.
     ({ token: owner } = await b.tilecast.management.createAccount({ id: 'demo', activityQuota: 2 }));
     ({ token: device } = await b.tilecast.management.registerDevice({ id: 'demo-phone', account: 'demo' }));
     const content = { template: 'switchboard', actions: [{ id: 'bell', label: 'Doorbell' }] };

@@ -54,7 +54,7 @@ describe('reference server', () => {
     expect(output).toContain('cannot use DATABASE_URL');
   });
 
-  it('loads a seed file (TILECAST_SEED) as an upsert', async () => {
+  it('loads a seed file (TILECAST_SEED), and loading it again is no error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tilecast-seed-'));
     const seedPath = join(dir, 'seed.json');
     await writeFile(
@@ -83,13 +83,14 @@ describe('reference server', () => {
       body: JSON.stringify({ content: { template: 'switchboard', actions: [{ id: 'hall', label: 'Hall', kind: 'toggle', on: true }] } }),
     });
     expect(reply.status).toBe(200);
-    // Loading the same seed again is an upsert, not an error.
+    // Loading the same seed again creates nothing and is no error.
     await expect(server.tilecast.loadSeed(JSON.parse(await (await import('node:fs/promises')).readFile(seedPath, 'utf8')))).resolves.toBeDefined();
   });
 
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
-    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 }, webhookAllowPrivate: false });
+    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, demoRotate: false, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 }, webhookAllowPrivate: false });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
+    expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);

@@ -3,6 +3,12 @@ import { jsonDecodeError, type ServiceError } from '@tilecast/core';
 import { handleNodeRequest, type TilecastHandler } from '@tilecast/core/node';
 
 export type { TilecastHandler } from '@tilecast/core/node';
+/**
+ * For the server your app listens on: `installServerHandlers(app.listen(port), app)` gives
+ * Node's own refusals (oversized headers, malformed requests, `CONNECT`) the JSON error
+ * shape and sends `100 Continue` only once something reads the body (see the README).
+ */
+export { installServerHandlers } from '@tilecast/core/node';
 
 /**
  * Express middleware serving Tilecast, mountable at any path:
@@ -39,6 +45,8 @@ function bodyParserRefusal(error: unknown): ServiceError | null {
       return jsonDecodeError();
     case 'entity.too.large':
       return { kind: 'payload_too_large' };
+    case 'request.aborted':
+      return { kind: 'request_aborted' }; // the client left mid-body: logged as an abort
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return { kind: 'unsupported_media_type' };

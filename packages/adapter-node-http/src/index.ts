@@ -1,9 +1,15 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorToResult } from '@tilecast/core';
-import { handleNodeRequest, splitUrl, writeCoreResult, type TilecastHandler } from '@tilecast/core/node';
+import { handleNodeRequest, installServerHandlers, splitUrl, writeCoreResult, type TilecastHandler } from '@tilecast/core/node';
 
 export type { TilecastHandler } from '@tilecast/core/node';
+/**
+ * For a server you create yourself: `installServerHandlers(server, listener)` gives Node's
+ * own refusals (oversized headers, malformed requests, `CONNECT`) the JSON error shape and
+ * sends `100 Continue` only once Tilecast reads the body. `listen` does it for you.
+ */
+export { installServerHandlers } from '@tilecast/core/node';
 
 export interface RequestListenerOptions {
   /** Serve Tilecast under this path prefix, e.g. `/api`. Default: the root. */
@@ -48,6 +54,7 @@ export interface RunningServer {
 export async function listen(target: TilecastHandler | RequestListener, options: ListenOptions = {}): Promise<RunningServer> {
   const listener = typeof target === 'function' ? target : createRequestListener(target, options);
   const server = createServer(listener);
+  installServerHandlers(server, listener);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

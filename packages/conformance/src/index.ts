@@ -3,6 +3,7 @@ import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
 import { copyTests } from './concerns/copies.js';
+import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
@@ -43,6 +44,7 @@ export const storageConcerns = {
   purge: { title: 'purgeExpired', define: purgeTests },
   copies: { title: 'records are copies', define: copyTests },
   unholdableValues: { title: 'values no store can hold', define: unholdableValueTests },
+  seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 export type StorageConcern = keyof typeof storageConcerns;

@@ -39,6 +39,7 @@ describe('runStorageConformance options', () => {
       'purge',
       'copies',
       'unholdableValues',
+      'seedCreatesOnly',
     ]);
   });
 });

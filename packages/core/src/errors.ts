@@ -26,7 +26,13 @@ export type ServiceError =
   | { kind: 'invalid_subject_filter'; value: string }
   | { kind: 'too_many_presses' }
   | { kind: 'route_not_found' }
-  | { kind: 'method_not_allowed'; allow: string[] };
+  | { kind: 'method_not_allowed'; allow: string[] }
+  // Refusals of Node's HTTP parser (the adapters' `clientError` handling), and a client
+  // that went away before its body was read (logged as an abort; nobody reads the answer).
+  | { kind: 'bad_request' }
+  | { kind: 'request_header_fields_too_large' }
+  | { kind: 'request_timeout' }
+  | { kind: 'request_aborted' };
 
 export class TilecastError extends Error {
   constructor(readonly error: ServiceError) {

@@ -69,7 +69,7 @@ export interface Tilecast extends RequestHandler {
   readonly device: RequestHandler;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
   readonly management: ManagementApi;
-  /** Loads a seed file (an upsert) through the management API. */
+  /** Loads a seed file through the management API: creates what is missing, changes nothing that exists. */
   loadSeed(seed: unknown): Promise<SeedResult>;
   /** The generated OpenAPI 3.1 document served at `/openapi.json`. */
   openapi(): object;
@@ -147,7 +147,11 @@ export function createTilecast(options: TilecastOptions): Tilecast {
 function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): (request: CoreRequest) => Promise<CoreResult> {
   const route = createRouter(routes);
   const failed = (request: CoreRequest, error: unknown): CoreResult => {
-    if (isTilecastError(error)) return errorToResult(error.error);
+    if (isTilecastError(error)) {
+      // The client went away mid-body: its own doing, not a failure (and no one to answer).
+      if (error.error.kind === 'request_aborted') context.logger.info('request aborted', { method: request.method, path: request.path });
+      return errorToResult(error.error);
+    }
     context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
     return internalErrorResult();
   };

@@ -1,6 +1,7 @@
 import type { Storage } from '@tilecast/core';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
@@ -62,11 +63,16 @@ function stats(state: MemoryState): MemoryStorageStats {
  */
 export function createMemoryStorage(): MemoryStorage {
   const state = createState();
+  const accounts = accountMethods(state);
+  const activities = activityMethods(state);
+  const widgets = widgetMethods(state);
+  const devices = deviceMethods(state);
   return {
-    ...accountMethods(state),
-    ...activityMethods(state),
-    ...widgetMethods(state),
-    ...deviceMethods(state),
+    ...accounts,
+    ...activities,
+    ...widgets,
+    ...devices,
+    ...createIfAbsentMethod(state, { ...accounts, ...activities, ...widgets, ...devices }),
     ...credentialMethods(state),
     ...eventMethods(state),
     ...leaseMethods(state),

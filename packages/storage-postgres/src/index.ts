@@ -2,6 +2,7 @@ import type { Storage } from '@tilecast/core';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from './db.js';
 import { deviceMethods } from './devices.js';
@@ -111,6 +112,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...activityMethods(ctx),
       ...widgetMethods(ctx),
       ...deviceMethods(ctx),
+      ...createIfAbsentMethod(ctx),
       ...credentialMethods(ctx),
       ...eventMethods(ctx),
       ...leaseMethods(ctx),

@@ -55,6 +55,12 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return m.setAccountTokenHash(id, hash);
     },
     updateAccount: (id, patch) => (holdable(id) ? m.updateAccount(id, patch) : FALSE),
+    createIfAbsent: async (record) => {
+      if (record.kind === 'account') refuseUnholdable('an account', record.account.id, record.account.tokenHash);
+      else if (record.kind === 'device') refuseUnholdable('a device', record.device.id, record.device.accountId, record.device.tokenHash);
+      else refuseUnholdable(`a ${record.kind}`, record.definition.accountId, record.definition.slug);
+      return m.createIfAbsent(record);
+    },
 
     // ── activities
     putActivity: async (definition) => {

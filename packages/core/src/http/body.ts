@@ -38,6 +38,7 @@ export async function readJsonBodySized(request: CoreRequest): Promise<{ value: 
   if ((declaredLength(request.headers['content-length']) ?? 0) > BODY_LIMIT_BYTES) fail({ kind: 'payload_too_large' });
   const bytes = await body.read(BODY_LIMIT_BYTES);
   if (bytes === 'too_large') fail({ kind: 'payload_too_large' });
+  if (bytes === 'aborted') fail({ kind: 'request_aborted' });
   const value = parseJson(bytes);
   // Unpaired surrogates and NUL can only come from `\u` escapes: skip the walk when there are none.
   if (bytes.includes(0x5c)) checkStrings(value);

@@ -37,6 +37,14 @@ export function errorToResult(error: ServiceError): CoreResult {
       return detail(404, 'Not Found');
     case 'method_not_allowed':
       return detail(405, 'Method Not Allowed', { allow: error.allow.join(', ') });
+    case 'bad_request':
+      return detail(400, 'Bad Request', { connection: 'close' });
+    case 'request_header_fields_too_large':
+      return detail(431, 'Request Header Fields Too Large', { connection: 'close' });
+    case 'request_timeout':
+      return detail(408, 'Request Timeout', { connection: 'close' });
+    case 'request_aborted':
+      return detail(400, 'Request aborted', { connection: 'close' });
   }
 }
 

@@ -33,9 +33,10 @@ export type RequestBody =
   /**
    * Raw bytes, read on demand. `read(limit)` resolves with the whole body, or with
    * `'too_large'` as soon as more than `limit` bytes are announced or received (the
-   * rest is not buffered).
+   * rest is not buffered), or with `'aborted'` when the client went away before the
+   * body's end (the core logs an abort and answers no one).
    */
-  | { kind: 'stream'; read(limit: number): Promise<Uint8Array | 'too_large'> }
+  | { kind: 'stream'; read(limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> }
   /** A body the host framework already parsed (e.g. express.json()), with its byte size if known. */
   | { kind: 'parsed'; value: unknown; byteLength?: number }
   /**

@@ -60,6 +60,20 @@ export interface ManagementApi {
   /** Registers (or replaces) a device of an account; returns its device token. */
   registerDevice(input: DeviceInput): Promise<{ id: string; token: string }>;
   deleteDevice(deviceId: string): Promise<boolean>;
+  /**
+   * The seed's operations (reference-deployment §7): each creates what is missing and
+   * leaves an existing record exactly as the app and the API changed it, atomically (two
+   * instances applying one seed at once create it once). An account's or device's token
+   * is set only when it is created: the answer holds it then, and is null when the
+   * record already existed (its token is stored hashed, so it cannot be told).
+   */
+  createAccountIfAbsent(input: AccountInput): Promise<{ id: string; token: string } | null>;
+  /** Creates the activity unless the account has one with that slug; true if it did. */
+  createActivityIfAbsent(input: ActivityInput): Promise<boolean>;
+  /** Creates the widget unless the account has one with that slug; true if it did. */
+  createWidgetIfAbsent(input: WidgetInput): Promise<boolean>;
+  /** Registers the device unless a device with that id exists (of any account); null then. */
+  registerDeviceIfAbsent(input: DeviceInput): Promise<{ id: string; token: string } | null>;
   /** Shows a widget on a device of another account. */
   shareWidget(accountId: string, slug: string, deviceId: string): Promise<void>;
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
@@ -130,6 +144,47 @@ export function createManagementApi(storage: Storage): ManagementApi {
       return { id: device.id, token };
     },
     deleteDevice: (deviceId) => storage.deleteDevice(deviceId),
+    async createAccountIfAbsent(input) {
+      const account = parseArgument(AccountInput, input, 'createAccountIfAbsent');
+      const token = account.token ?? generateToken('tok');
+      const created = await storage.createIfAbsent({
+        kind: 'account',
+        account: { id: account.id, tokenHash: hashToken(token), subscription: account.subscription, activityQuota: account.activityQuota },
+      });
+      return created ? { id: account.id, token } : null;
+    },
+    async createActivityIfAbsent(input) {
+      const activity = parseArgument(ActivityInput, input, 'createActivityIfAbsent');
+      await requireAccount(activity.account);
+      return storage.createIfAbsent({
+        kind: 'activity',
+        definition: { accountId: activity.account, slug: activity.slug, template: activity.template, dismissalDelayS: activity.dismissalDelayS },
+      });
+    },
+    async createWidgetIfAbsent(input) {
+      const widget = parseArgument(WidgetInput, input, 'createWidgetIfAbsent');
+      await requireAccount(widget.account);
+      return storage.createIfAbsent({
+        kind: 'widget',
+        definition: {
+          accountId: widget.account,
+          slug: widget.slug,
+          template: widget.template,
+          staleAfter: widget.staleAfter,
+          privacy: widget.privacy as WidgetPrivacy,
+        },
+      });
+    },
+    async registerDeviceIfAbsent(input) {
+      const device = parseArgument(DeviceInput, input, 'registerDeviceIfAbsent');
+      await requireAccount(device.account);
+      const token = device.token ?? generateToken('dev');
+      const created = await storage.createIfAbsent({
+        kind: 'device',
+        device: { id: device.id, accountId: device.account, tokenHash: hashToken(token) },
+      });
+      return created ? { id: device.id, token } : null;
+    },
     async shareWidget(accountId, slug, deviceId) {
       const shared = await storage.shareWidget(accountId, slug, deviceId);
       requireTrue(shared, `cannot share widget "${accountId}/${slug}" with device "${deviceId}": one of them does not exist`);

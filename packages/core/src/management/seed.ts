@@ -28,34 +28,41 @@ export const SeedFile = v.strictObject({ accounts: v.array(SeedAccount) });
 export type SeedFile = v.InferInput<typeof SeedFile>;
 
 export interface SeedResult {
-  /** API tokens of the seeded accounts (as given, or generated when the seed had none). */
-  accounts: { id: string; token: string }[];
-  devices: { id: string; account: string; token: string }[];
+  /**
+   * The seeded accounts, in file order. `created` is false for an account the store
+   * already had: it was left as it is, and its token (stored hashed) is null.
+   */
+  accounts: { id: string; created: boolean; token: string | null }[];
+  /** The seeded devices, likewise: a token only for a device created now. */
+  devices: { id: string; account: string; created: boolean; token: string | null }[];
 }
 
 /**
- * Loads a seed file (reference-deployment §7) through the management API, as an upsert.
- * Shares are applied last, so a widget may be shared with a device of an account that
- * comes later in the file.
+ * Loads a seed file (reference-deployment §7) through the management API: what it
+ * declares and the store lacks is created; what exists is left as the app and the API
+ * changed it (a rotated token, an ended subscription, a changed `stale_after` survive a
+ * restart). A seed token is set only when its account or device is created. Each step is
+ * an atomic create-if-absent, so instances starting at once with one seed never revert
+ * each other. Shares are applied last (sharing is idempotent), so a widget may be shared
+ * with a device of an account that comes later in the file.
  */
 export async function loadSeed(management: ManagementApi, input: unknown): Promise<SeedResult> {
   const seed = parseArgument(SeedFile, input, 'seed file');
   const result: SeedResult = { accounts: [], devices: [] };
   for (const account of seed.accounts) {
-    result.accounts.push(
-      await management.createAccount({
-        id: account.id,
-        token: account.token,
-        subscription: account.subscription,
-        activityQuota: account.activity_quota,
-      }),
-    );
+    const created = await management.createAccountIfAbsent({
+      id: account.id,
+      token: account.token,
+      subscription: account.subscription,
+      activityQuota: account.activity_quota,
+    });
+    result.accounts.push({ id: account.id, created: created !== null, token: created?.token ?? null });
     for (const device of account.devices) {
-      const { token } = await management.registerDevice({ id: device.id, account: account.id, token: device.token });
-      result.devices.push({ id: device.id, account: account.id, token });
+      const registered = await management.registerDeviceIfAbsent({ id: device.id, account: account.id, token: device.token });
+      result.devices.push({ id: device.id, account: account.id, created: registered !== null, token: registered?.token ?? null });
     }
     for (const activity of account.activities) {
-      await management.createActivity({
+      await management.createActivityIfAbsent({
         account: account.id,
         slug: activity.slug,
         template: activity.template as never,
@@ -63,7 +70,7 @@ export async function loadSeed(management: ManagementApi, input: unknown): Promi
       });
     }
     for (const widget of account.widgets) {
-      await management.createWidget({
+      await management.createWidgetIfAbsent({
         account: account.id,
         slug: widget.slug,
         template: widget.template as never,

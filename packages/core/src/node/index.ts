@@ -3,8 +3,10 @@
  * into a `CoreRequest` and writing a `CoreResult` to a ServerResponse. Adapters
  * only call these, so no HTTP rule is written twice.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ServiceError } from '../errors.js';
+import { errorToResult } from '../http/error-response.js';
 import type { CoreRequest, CoreResult, HeaderValue, RequestBody, SseSink } from '../http/types.js';
 
 /** Anything with Tilecast's `handle` (the composition root, or a test double). */
@@ -112,9 +114,14 @@ function requestBody(req: IncomingMessage, parsed: unknown): RequestBody {
   return { kind: 'stream', read: (limit) => readLimited(req, limit) };
 }
 
-/** Reads the whole body, or stops at `limit + 1` bytes without buffering the rest. */
-export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8Array | 'too_large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * Reads the whole body, or stops at `limit + 1` bytes without buffering the rest. A client
+ * that goes away first (before or during the read) makes it `'aborted'`.
+ */
+export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
+  // Gone before the read began: its 'close' has passed, so no listener would ever hear it.
+  if (req.destroyed && !req.complete) return Promise.resolve('aborted');
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = () => {
@@ -140,14 +147,16 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    // Node's request stream only fails when its connection does (the client reset it or
+    // left mid-body): that is the client's abort, not a failure of the service.
+    const onError = () => {
       cleanup();
-      reject(error);
+      resolve('aborted');
     };
     const onClose = () => {
       if (req.complete) return;
       cleanup();
-      reject(new Error('request aborted'));
+      resolve('aborted');
     };
     // 'close' comes after 'end' for a complete request (and is then ignored), so a
     // settled promise is never settled again.
@@ -278,6 +287,9 @@ export function handleNodeRequest(
   // One `then` with both handlers, which are let go once it ran: an event stream (whose
   // runner never rejects) keeps no failure handler for its whole life.
   const write = (result: CoreResult) => {
+    // A client that left gets nothing written (an event stream still runs, to release
+    // what it holds, and ends at once).
+    if (result.kind !== 'sse' && res.destroyed) return;
     try {
       return writeCoreResult(res, result);
     } catch {
@@ -294,10 +306,98 @@ export function handleNodeRequest(
 
 /** handle() never rejects; this covers a client that left mid-write. */
 function answerFailure(res: ServerResponse): void {
+  if (res.destroyed) return;
   if (!res.headersSent) {
     res.writeHead(500, { 'content-type': 'application/json' });
     res.end('{"detail":"Internal Server Error"}');
   } else if (!res.writableEnded) {
     res.destroy();
   }
+}
+
+// ── what Node answers by itself ─────────────────────────────────────────────────────────
+
+/**
+ * Gives a `node:http` server the service's answers where Node would answer alone
+ * (reference-deployment §9). The adapters install it on the servers they create; a host
+ * that creates its own server calls it once:
+ * - `clientError` (oversized headers, a malformed request line, ...): a JSON error body
+ *   from the core's error table, instead of Node's empty 431 / 400;
+ * - `connect` (a `CONNECT` request): a JSON `405`, instead of a dropped connection;
+ * - with `listener`, `checkContinue`: a request with `Expect: 100-continue` is served by
+ *   `listener`, and `100 Continue` is sent only when something starts reading its body.
+ *   The core reads a body only after authentication and the `Content-Length` check, so an
+ *   unauthenticated or oversized request gets its refusal and never a `100`. Leave it out
+ *   when that listener does not read bodies through the core (Node then sends `100` at
+ *   once, as by default).
+ */
+export function installServerHandlers(server: Server, listener?: RequestListener): void {
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  if (listener !== undefined) {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      continueOnRead(req, res);
+      listener(req, res);
+    });
+  }
+}
+
+/** Node's `clientError` handler: a parser refusal answered with the core's JSON error. */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A response already under way on this connection must not be corrupted: just close.
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  writeRaw(socket, errorToResult(clientErrorKind(error.code)));
+}
+
+/** Node's `connect` handler: this server is no proxy, so a JSON `405` and the connection closes. */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  writeRaw(socket, errorToResult({ kind: 'method_not_allowed', allow: [] }));
+}
+
+/** The service's refusal for an error of Node's HTTP parser (Node's own choice of status). */
+function clientErrorKind(code: string | undefined): ServiceError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { kind: 'request_header_fields_too_large' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { kind: 'payload_too_large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { kind: 'request_timeout' };
+    default:
+      return { kind: 'bad_request' };
+  }
+}
+
+/** Writes a JSON result straight to a socket that no ServerResponse owns, then closes it. */
+function writeRaw(socket: Duplex, result: CoreResult): void {
+  const status = 'status' in result ? result.status : 400;
+  const payload = result.kind === 'json' ? JSON.stringify(result.body) : '';
+  const headers: Record<string, string | number> = {
+    ...result.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    connection: 'close',
+  };
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  // Ended, then destroyed once flushed: a peer that keeps sending cannot hold the socket.
+  socket.end(`${head}\r\n${payload}`, () => socket.destroy());
+}
+
+/** Sends `100 Continue` when the first reader of the body attaches, unless an answer came first. */
+function continueOnRead(req: IncomingMessage, res: ServerResponse): void {
+  const onListener = (event: string | symbol) => {
+    if (event !== 'data' && event !== 'readable') return;
+    req.off('newListener', onListener);
+    if (!res.headersSent && !res.destroyed) res.writeContinue();
+  };
+  req.on('newListener', onListener);
 }

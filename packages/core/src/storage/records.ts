@@ -163,3 +163,13 @@ export type PushClaim =
   | { send: 'now'; windowEndsAt: number }
   /** A window is running: the caller must make sure a trailing push goes out at `at`. */
   | { send: 'later'; at: number; trailingScheduled: boolean };
+
+/**
+ * What `Storage.createIfAbsent` may create: an account, an activity, a widget or a
+ * device, each as its upsert takes it.
+ */
+export type AbsentRecord =
+  | { kind: 'account'; account: AccountRecord }
+  | { kind: 'activity'; definition: ActivityDefinition }
+  | { kind: 'widget'; definition: WidgetDefinition }
+  | { kind: 'device'; device: DeviceRecord };

@@ -1,4 +1,5 @@
 import type {
+  AbsentRecord,
   AccountRecord,
   ActivityDefinition,
   ActivityRecord,
@@ -48,7 +49,7 @@ import type { PressTarget } from './press-target.js';
  */
 export interface Storage {
   // ── accounts ──────────────────────────────────────────────────────────────
-  /** Creates or replaces an account (seed loading is an upsert). */
+  /** Creates or replaces an account (the management API's `createAccount`). */
   upsertAccount(account: AccountRecord): Promise<void>;
   /** Deletes an account with its activities, widgets, devices, shares and events. */
   deleteAccount(accountId: string): Promise<boolean>;
@@ -61,6 +62,17 @@ export interface Storage {
     accountId: string,
     patch: { subscription?: Subscription; activityQuota?: number },
   ): Promise<boolean>;
+
+  /**
+   * **ATOMIC.** Creates the record unless one with its key already exists (account id;
+   * account id and slug; device id, whatever its account), and answers whether it did.
+   * An existing record is left exactly as it is: token hash, subscription, quota,
+   * definition, state, content, shares. Of N concurrent calls for one key, exactly one
+   * creates (PostgreSQL: `INSERT ... ON CONFLICT DO NOTHING`). A seed applied at start
+   * (reference-deployment §7) uses it, so a restart never reverts what the app changed.
+   * A token hash already held by another account or device is refused, as on upsert.
+   */
+  createIfAbsent(record: AbsentRecord): Promise<boolean>;
 
   // ── activities ────────────────────────────────────────────────────────────
   /**

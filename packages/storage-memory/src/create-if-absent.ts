@@ -1,0 +1,39 @@
+import type { Storage } from '@tilecast/core';
+import type { MemoryState } from './state.js';
+import { findWidget } from './widgets.js';
+
+type Creators = Pick<Storage, 'upsertAccount' | 'putActivity' | 'putWidget' | 'upsertDevice'>;
+
+/**
+ * Seed creation (reference-deployment §7): an existing record is never touched. Atomic
+ * within the process: the upserts called here do all their work synchronously (no
+ * `await` inside them), so nothing runs between the check and the write.
+ */
+export function createIfAbsentMethod(state: MemoryState, creators: Creators): Pick<Storage, 'createIfAbsent'> {
+  return {
+    async createIfAbsent(record) {
+      switch (record.kind) {
+        case 'account':
+          if (state.accounts.has(record.account.id)) return false;
+          await creators.upsertAccount(record.account);
+          return true;
+        case 'activity': {
+          const { accountId, slug } = record.definition;
+          if (state.activities.get(accountId)?.has(slug)) return false;
+          await creators.putActivity(record.definition);
+          return true;
+        }
+        case 'widget': {
+          const { accountId, slug } = record.definition;
+          if (findWidget(state, accountId, slug) !== undefined) return false;
+          await creators.putWidget(record.definition);
+          return true;
+        }
+        case 'device':
+          if (state.devices.has(record.device.id)) return false;
+          await creators.upsertDevice(record.device);
+          return true;
+      }
+    },
+  };
+}
