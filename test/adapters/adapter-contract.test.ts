@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
@@ -133,6 +134,23 @@ describe.each(adapters)('adapter contract: %s', (_name, start) => {
     const reply = await fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expect(reply.status).toBe(422);
     expect(await reply.json()).toEqual({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+  });
+
+  it('a compressed body is a 415 in the JSON error shape, whoever read it, even one that does not inflate', async () => {
+    const { url } = await setup();
+    const valid = JSON.stringify({ a: 1 });
+    const bodies: Array<[string, Uint8Array]> = [
+      ['gzip', gzipSync(valid)],
+      ['gzip', Buffer.from('not gzip')],
+      ['deflate', Buffer.from('not deflate')],
+      ['br', Buffer.from('not brotli')],
+    ];
+    for (const [encoding, body] of bodies) {
+      const reply = await fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body });
+      expect(reply.status, `${encoding} ${body.byteLength} bytes`).toBe(415);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await reply.json()).toEqual({ detail: 'Unsupported Media Type' });
+    }
   });
 
   it('event streams: headers flushed at once, the sink notices a disconnect', async () => {

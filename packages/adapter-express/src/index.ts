@@ -25,7 +25,7 @@ export function tilecastRouter(tilecast: TilecastHandler): [RequestHandler, Erro
     void handleNodeRequest(tilecast, req, res, { url: req.url, parsedBody: preParsedBody(req) });
   };
   const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
-    const refusal = bodyParserRefusal(error);
+    const refusal = bodyParserRefusal(error, req);
     if (refusal === null || res.headersSent) return next(error);
     void handleNodeRequest(tilecast, req, res, { url: req.url, bodyRefusal: refusal });
   };
@@ -38,8 +38,8 @@ function preParsedBody(req: Request): unknown {
 }
 
 /** body-parser's error types, mapped to the service's refusals. */
-function bodyParserRefusal(error: unknown): ServiceError | null {
-  const type = (error as { type?: unknown } | null)?.type;
+function bodyParserRefusal(error: unknown, req: Request): ServiceError | null {
+  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
   switch (type) {
     case 'entity.parse.failed':
       return jsonDecodeError();
@@ -51,6 +51,18 @@ function bodyParserRefusal(error: unknown): ServiceError | null {
     case 'charset.unsupported':
       return { kind: 'unsupported_media_type' };
     default:
-      return null;
+      // A compressed body that does not inflate: body-parser wraps zlib's error in a 400
+      // with no `type`. Tilecast takes no compressed body, so the core refuses it as it
+      // refuses every other (415), instead of Express's HTML error page.
+      return isClientError(status) && isCompressed(req) ? { kind: 'unsupported_media_type' } : null;
   }
+}
+
+function isClientError(status: unknown): boolean {
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+function isCompressed(req: Request): boolean {
+  const encoding = req.headers['content-encoding'];
+  return encoding !== undefined && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity';
 }
