@@ -37,6 +37,8 @@ export function errorToResult(error: ServiceError): CoreResult {
       return detail(404, 'Not Found');
     case 'method_not_allowed':
       return detail(405, 'Method Not Allowed', { allow: error.allow.join(', ') });
+    case 'storage_unavailable':
+      return detail(503, 'Service Unavailable');
   }
 }
 
