@@ -161,6 +161,31 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
     }
   });
 
+  it('migrate() is not cut by a pool statement_timeout (it may wait for another instance migrating)', async () => {
+    const name = `${schema}-migrate`;
+    const pool = new pg.Pool({ connectionString: DATABASE_URL, statement_timeout: DEADLINE, application_name: name });
+    const holder = await admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`@tilecast/storage-postgres:migrate:${schema}`]);
+      const migrating = migrate(pool, { schema });
+      migrating.catch(() => undefined);
+      // Held well past the pool's statement_timeout while migrate() waits for the lock.
+      await eventually(async () => {
+        const { rows } = await admin.query(
+          `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND now() - query_start > make_interval(secs => $2)`,
+          [name, (DEADLINE * 3) / 1000],
+        );
+        return rows.length === 1;
+      });
+      await holder.query('COMMIT');
+      expect(await migrating).toEqual({ applied: [], version: 1 });
+    } finally {
+      holder.release();
+      await pool.end();
+    }
+  });
+
   it('a host pool gets the acquire and statement deadlines', async () => {
     const pool = new pg.Pool({ connectionString: proxy.via(DATABASE_URL!), max: 2 });
     pool.on('error', () => {});
