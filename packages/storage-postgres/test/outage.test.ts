@@ -103,7 +103,7 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
     proxy.pause();
     const result = await timed(store.acquireStreamLease('b', 'frozen', 4, T0, 60_000));
     expect(result.error).toBeInstanceOf(StorageUnavailableError);
-    expect(result.ms).toBeLessThan(DEADLINE * 2);
+    expect(result.ms).toBeLessThan(DEADLINE * 1.7); // one deadline, not two
     expect(ownPool(store).totalCount).toBe(0);
   });
 
@@ -203,6 +203,40 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
       proxy.resume();
       await pool.end();
     }
+  });
+
+  describe("pg's own options, checked rather than assumed", () => {
+    it('connectionTimeoutMillis ends a connect through a frozen proxy (relied on for connecting)', async () => {
+      proxy.pause();
+      const client = new pg.Client({ connectionString: proxy.via(DATABASE_URL!), connectionTimeoutMillis: DEADLINE });
+      const result = await timed(client.connect());
+      expect(result.error).toBeInstanceOf(Error);
+      expect(result.ms).toBeLessThan(FAST);
+    });
+
+    it('statement_timeout (server side) cannot end a statement on a frozen connection; query_timeout fails it but keeps the dead connection', async () => {
+      const client = new pg.Client({ connectionString: proxy.via(DATABASE_URL!), statement_timeout: DEADLINE, query_timeout: DEADLINE * 4 });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        proxy.pause();
+        // The server never sees the statement, so its timeout never fires: only the client-side one does.
+        const frozen = await timed(client.query('SELECT 1'));
+        expect((frozen.error as Error).message).toBe('Query read timeout');
+        expect(frozen.ms).toBeGreaterThanOrEqual(DEADLINE * 4 - 20);
+        // pg keeps the connection as it is: once the path is back, it is still dead (a new one
+        // works), so whoever holds it must discard it; the store does (release(error)).
+        proxy.resumeNewOnly();
+        const next = await timed(client.query({ text: 'SELECT 2', query_timeout: DEADLINE } as pg.QueryConfig));
+        expect((next.error as Error).message).toBe('Query read timeout');
+        const fresh = new pg.Client({ connectionString: proxy.via(DATABASE_URL!) });
+        await fresh.connect();
+        expect((await fresh.query('SELECT 3 AS n')).rows).toEqual([{ n: 3 }]);
+        await fresh.end();
+      } finally {
+        await client.end();
+      }
+    });
   });
 
   it('the LISTEN connection notices a freeze, reconnects when the path comes back, and catches up', async () => {
