@@ -118,8 +118,9 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
     expect(results.every((result) => result.error instanceof StorageUnavailableError)).toBe(true);
     expect(Math.max(...results.map((result) => result.ms))).toBeLessThan(FAST);
     expect(ownPool(store).waitingCount).toBe(0);
-    // At most a pool's worth of new connections was attempted (one was open already).
-    expect(proxy.accepted - acceptedBefore).toBeLessThanOrEqual(9);
+    // Connections attempted: bounded by the pool, never one per call (40). A waiter that
+    // pg-pool still queues when the first attempts fail may start one more round.
+    expect(proxy.accepted - acceptedBefore).toBeLessThan(20);
     proxy.resume();
     expect(await store.lastEventPosition('a')).toBe(0);
   });
