@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_LIFETIME_MS, type Storage } from '@tilecast/core';
+import { EVENT_LIFETIME_MS, StorageUnavailableError, type Storage } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
@@ -194,7 +194,7 @@ describe('GET /events when the store fails', () => {
     const api = await startApi('node-http', { storage });
     const f = await seedFixture(api.tilecast);
     storage.acquireStreamLease = async () => {
-      throw new Error('database is down');
+      throw new StorageUnavailableError('database is down');
     };
     const events = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
     expect(events.status).toBe(200);

@@ -9,6 +9,11 @@ export interface ServerConfig {
   databaseUrl: string | null;
   /** PostgreSQL schema of Tilecast's tables (`TILECAST_DATABASE_SCHEMA`, default `tilecast`). */
   databaseSchema: string;
+  /**
+   * PostgreSQL deadlines in milliseconds (`TILECAST_PG_CONNECT_TIMEOUT_MS`,
+   * `TILECAST_PG_ACQUIRE_TIMEOUT_MS`, `TILECAST_PG_STATEMENT_TIMEOUT_MS`; 5000 each).
+   */
+  databaseDeadlines: { connectTimeoutMs: number; acquireTimeoutMs: number; statementTimeoutMs: number };
   /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
   sse: { pingMs: number; lifetimeMs: number };
   /** `TILECAST_WEBHOOK_ALLOW_PRIVATE=1`: tests only, webhooks may target loopback and private addresses. */
@@ -23,6 +28,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     demoRotate: env.TILECAST_DEMO_ROTATE === '1',
     databaseUrl: env.DATABASE_URL || null,
     databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
+    databaseDeadlines: {
+      connectTimeoutMs: readPositiveInteger('TILECAST_PG_CONNECT_TIMEOUT_MS', env.TILECAST_PG_CONNECT_TIMEOUT_MS, 5_000),
+      acquireTimeoutMs: readPositiveInteger('TILECAST_PG_ACQUIRE_TIMEOUT_MS', env.TILECAST_PG_ACQUIRE_TIMEOUT_MS, 5_000),
+      statementTimeoutMs: readPositiveInteger('TILECAST_PG_STATEMENT_TIMEOUT_MS', env.TILECAST_PG_STATEMENT_TIMEOUT_MS, 5_000),
+    },
     sse: {
       pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
       lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),

@@ -16,7 +16,7 @@ export interface ReferenceServer {
 
 /** Builds and starts the reference deployment. Used by `npm start` and by the end-to-end tests. */
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
-  const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger);
+  const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger, config.databaseDeadlines);
   const { storage } = opened;
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
   const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate } });

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger, Storage } from '@tilecast/core';
+import type { ServerConfig } from './config.js';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 
@@ -16,12 +17,19 @@ export interface OpenedStorage {
  * PostgreSQL when `DATABASE_URL` is set (migrations applied at start, so several
  * instances can share the database), in-memory storage otherwise.
  */
-export async function openStorage(databaseUrl: string | null, schema: string, logger: Logger): Promise<OpenedStorage> {
+export async function openStorage(databaseUrl: string | null, schema: string, logger: Logger, deadlines: ServerConfig['databaseDeadlines']): Promise<OpenedStorage> {
   if (databaseUrl === null) {
     const storage = createMemoryStorage();
     return { storage, description: 'in-memory storage (data is lost on exit)', ready: async () => {}, close: () => storage.close() };
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // The pool is ours (migrations run on it first): it connects within the connect deadline
+  // and asks the server to drop statements past the statement deadline; the store adds the
+  // acquire and statement deadlines of its own (a frozen server cannot enforce any).
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: deadlines.connectTimeoutMs,
+    statement_timeout: deadlines.statementTimeoutMs,
+  });
   pool.on('error', (error) => logger.warn('idle PostgreSQL connection failed', { error: error.message }));
   try {
     const { applied, version } = await migrate(pool, { schema });
@@ -30,7 +38,7 @@ export async function openStorage(databaseUrl: string | null, schema: string, lo
     await pool.end();
     throw new Error(`cannot use DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const storage = createPostgresStorage({ pool, schema, onError: (error) => logger.warn('PostgreSQL listener', { error: String(error) }) });
+  const storage = createPostgresStorage({ pool, schema, ...deadlines, onError: (error) => logger.warn('PostgreSQL listener', { error: String(error) }) });
   return {
     storage,
     description: `PostgreSQL storage (${redact(databaseUrl)}, schema ${schema})`,

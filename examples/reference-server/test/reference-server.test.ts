@@ -88,12 +88,30 @@ describe('reference server', () => {
   });
 
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
-    expect(readConfig({})).toEqual({ port: 8080, host: '127.0.0.1', seedPath: null, demoRotate: false, databaseUrl: null, databaseSchema: 'tilecast', sse: { pingMs: 20_000, lifetimeMs: 900_000 }, webhookAllowPrivate: false });
+    expect(readConfig({})).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      seedPath: null,
+      demoRotate: false,
+      databaseUrl: null,
+      databaseSchema: 'tilecast',
+      databaseDeadlines: { connectTimeoutMs: 5_000, acquireTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
+      sse: { pingMs: 20_000, lifetimeMs: 900_000 },
+      webhookAllowPrivate: false,
+    });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+  });
+
+  it('reads the PostgreSQL deadlines and refuses values that are not positive integers', () => {
+    const env = { TILECAST_PG_CONNECT_TIMEOUT_MS: '1000', TILECAST_PG_ACQUIRE_TIMEOUT_MS: '2000', TILECAST_PG_STATEMENT_TIMEOUT_MS: '3000' };
+    expect(readConfig(env).databaseDeadlines).toEqual({ connectTimeoutMs: 1000, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
+    for (const name of Object.keys(env)) {
+      for (const bad of ['0', '-5', '1.5', 'soon', '1e3x']) expect(() => readConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
+    }
   });
 });

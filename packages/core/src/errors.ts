@@ -32,7 +32,8 @@ export type ServiceError =
   | { kind: 'bad_request' }
   | { kind: 'request_header_fields_too_large' }
   | { kind: 'request_timeout' }
-  | { kind: 'request_aborted' };
+  | { kind: 'request_aborted' }
+  | { kind: 'storage_unavailable' };
 
 export class TilecastError extends Error {
   constructor(readonly error: ServiceError) {
@@ -48,6 +49,30 @@ export function fail(error: ServiceError): never {
 
 export function isTilecastError(value: unknown): value is TilecastError {
   return value instanceof TilecastError;
+}
+
+const UNAVAILABLE = Symbol.for('@tilecast/core:storage-unavailable');
+
+/**
+ * What a store throws when it cannot answer right now: it is unreachable, refuses
+ * connections, is shutting down, or missed a deadline (connecting, acquiring a connection,
+ * running a statement). Requests then get `503 {"detail": "Service Unavailable"}` and
+ * `GET /events` the temporary-outage stream. Any other error stays a `500`: a bug must
+ * stay visible. Store authors throw this (with the original error as `cause`) only for
+ * failures that go away by themselves when the store answers again.
+ */
+export class StorageUnavailableError extends Error {
+  /** Recognised by `isStorageUnavailable` even across two copies of this package. */
+  readonly [UNAVAILABLE] = true;
+
+  constructor(message = 'storage unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+export function isStorageUnavailable(value: unknown): value is StorageUnavailableError {
+  return typeof value === 'object' && value !== null && (value as { [UNAVAILABLE]?: unknown })[UNAVAILABLE] === true;
 }
 
 /** The refusal for a body that is not JSON (reference-deployment §2): a 422 array error, never a 500. */

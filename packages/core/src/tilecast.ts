@@ -3,7 +3,8 @@ import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/devic
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
 import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';
-import { isTilecastError } from './errors.js';
+import { isStorageUnavailable, isTilecastError } from './errors.js';
+import { describeError } from './streams/outage.js';
 import { createEventBus } from './events/event-bus.js';
 import { createStreamLeaseKeeper } from './events/stream-leases.js';
 import { createFrameCache } from './events/frame-cache.js';
@@ -151,6 +152,10 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
       // The client went away mid-body: its own doing, not a failure (and no one to answer).
       if (error.error.kind === 'request_aborted') context.logger.info('request aborted', { method: request.method, path: request.path });
       return errorToResult(error.error);
+    }
+    if (isStorageUnavailable(error)) {
+      context.logger.warn('storage unavailable', { method: request.method, path: request.path, error: describeError(error) });
+      return errorToResult({ kind: 'storage_unavailable' });
     }
     context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
     return internalErrorResult();

@@ -5,6 +5,7 @@ import { activityMethods } from './activities.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from './db.js';
+import { type Deadlines, DEFAULT_DEADLINES, guardedPool, readDeadlines } from './deadlines.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
 import { leaseMethods } from './leases.js';
@@ -20,9 +21,23 @@ export { migrate, LATEST_VERSION, type MigrateOptions, type MigrateResult } from
 export { pgliteAsPool, type PGliteLike } from './pglite.js';
 export type { PoolLike, PoolClientLike, Queryable, QueryResultLike } from './db.js';
 export type { ListenClient } from './listener.js';
-export { DEFAULT_SCHEMA };
+export { DEFAULT_SCHEMA, DEFAULT_DEADLINES, type Deadlines };
+export { isConnectionFailure } from './deadlines.js';
 
-export interface PostgresStorageOptions {
+/**
+ * Deadlines (milliseconds, 5 000 each by default). A store that does not answer in time
+ * throws `StorageUnavailableError` (a `503`) and recovers by itself when it answers again.
+ * - `connectTimeoutMs`: opening a connection. Applies to the store's own pool and to its
+ *   `LISTEN` connection; a host's `pool` opens connections with its own
+ *   `connectionTimeoutMillis` (set one: pg's default is none).
+ * - `acquireTimeoutMs`: getting a connection from the pool (waiting for a free one or
+ *   opening one). Applies to every pool, the host's included.
+ * - `statementTimeoutMs`: each statement, measured by the store (it holds even when the
+ *   server is frozen); a statement past it fails and its connection is discarded. Applies
+ *   to every pool. The store's own pool also sends it to the server as `statement_timeout`,
+ *   so the server stops working on a statement the store gave up on.
+ */
+export interface PostgresStorageOptions extends Partial<Deadlines> {
   /**
    * The host's pool (`pg.Pool`, or anything with the same `query`/`connect`). The store
    * never ends it: `close()` leaves it to its owner.
@@ -43,7 +58,11 @@ export interface PostgresStorageOptions {
    * pool that is not a `pg.Pool`), the store has no `subscribeEvents`.
    */
   listenClient?: () => ListenClient;
-  /** Reconnect backoff and connection check of the `LISTEN` connection. */
+  /**
+   * Reconnect backoff and connection check of the `LISTEN` connection. Every
+   * `heartbeatMs` (default 30 s) a query with the statement deadline checks it: a frozen
+   * connection is dropped and reconnected.
+   */
   listenTiming?: { minDelayMs?: number; maxDelayMs?: number; heartbeatMs?: number };
   /**
    * Reports trouble the store recovers from by itself (the `LISTEN` connection dropping,
@@ -77,20 +96,26 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const t = tables(schema); // validates the name
   const onError = options.onError ?? (() => {});
+  const deadlines = readDeadlines(options);
   let ownPool: pg.Pool | undefined;
   let db: PoolLike;
   if (options.pool) {
     db = options.pool;
   } else if (options.connectionString) {
-    ownPool = new pg.Pool({ connectionString: options.connectionString });
+    ownPool = new pg.Pool({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: deadlines.connectTimeoutMs,
+      statement_timeout: deadlines.statementTimeoutMs,
+    });
     ownPool.on('error', onError); // an idle client dropped: the pool replaces it
     db = ownPool;
   } else {
     throw new Error('@tilecast/storage-postgres: createPostgresStorage needs a pool or a connectionString');
   }
-  const ctx: Ctx = { db, t, channel: eventChannel(schema) };
+  // Every statement of the store goes through the deadlines and the outage classification.
+  const ctx: Ctx = { db: guardedPool(db, deadlines), t, channel: eventChannel(schema) };
 
-  const createClient = listenClientFactory(options, schema);
+  const createClient = listenClientFactory(options, schema, deadlines.connectTimeoutMs);
   const timing = options.listenTiming ?? {};
   const listener =
     options.listen !== false && createClient
@@ -101,6 +126,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
           minDelayMs: timing.minDelayMs ?? 100,
           maxDelayMs: timing.maxDelayMs ?? 5_000,
           heartbeatMs: timing.heartbeatMs ?? 30_000,
+          connectTimeoutMs: deadlines.connectTimeoutMs,
+          statementTimeoutMs: deadlines.statementTimeoutMs,
           onError,
         })
       : undefined;
@@ -139,18 +166,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 }
 
 /** A `pg.Client` factory for the `LISTEN` connection, or undefined when none can be made. */
-function listenClientFactory(options: PostgresStorageOptions, schema: string): (() => ListenClient) | undefined {
+function listenClientFactory(options: PostgresStorageOptions, schema: string, connectionTimeoutMillis: number): (() => ListenClient) | undefined {
   if (options.listenClient) return options.listenClient;
   const application_name = `tilecast-listen:${schema}`.slice(0, 63);
   if (options.connectionString) {
     const connectionString = options.connectionString;
-    return () => new pg.Client({ connectionString, keepAlive: true, application_name });
+    return () => new pg.Client({ connectionString, keepAlive: true, application_name, connectionTimeoutMillis });
   }
   const poolOptions = (options.pool as { options?: unknown } | undefined)?.options;
   // A `pg.Pool` keeps its connection options in `options`: the listener connects alike.
   if (poolOptions !== null && typeof poolOptions === 'object') {
     const config = { ...(poolOptions as pg.ClientConfig) };
-    return () => new pg.Client({ ...config, keepAlive: true, application_name });
+    return () => new pg.Client({ ...config, keepAlive: true, application_name, connectionTimeoutMillis });
   }
   return undefined;
 }

@@ -32,6 +32,10 @@ export interface ListenerOptions {
   maxDelayMs: number;
   /** How often the connection is checked (and the catch-up snapshot refreshed). */
   heartbeatMs: number;
+  /** Deadline of `connect()`: a server that accepts TCP but never answers is given up on. */
+  connectTimeoutMs: number;
+  /** Deadline of each query (the heartbeat's included): a frozen connection is dropped and reconnected. */
+  statementTimeoutMs: number;
   /** Reports connection trouble (default: ignored; the listener recovers by itself). */
   onError: (error: Error) => void;
 }
@@ -121,20 +125,22 @@ export class EventListener {
     client.on('notification', (message) => {
       if (message.channel === channel && message.payload) this.#emit(message.payload);
     });
+    const { connectTimeoutMs, statementTimeoutMs } = this.#options;
+    const query = (text: string, values?: unknown[]) => withTimeout(client.query(text, values), statementTimeoutMs);
     try {
-      await client.connect();
-      const before = await snapshot(client);
-      await client.query(`LISTEN "${channel}"`);
+      await withTimeout(client.connect(), connectTimeoutMs);
+      const before = await snapshot(query);
+      await query(`LISTEN "${channel}"`);
       if (this.#older !== undefined) {
         // A reconnect: wake every account appended to since the last safe snapshot.
-        const { rows } = await client.query(
+        const { rows } = await query(
           `SELECT account_id FROM ${counters} WHERE NOT pg_visible_in_snapshot(last_xid, $1::pg_snapshot)`,
           [this.#older],
         );
         for (const row of rows) this.#emit(String(row.account_id));
       }
       this.#older = before;
-      this.#newer = await snapshot(client);
+      this.#newer = await snapshot(query);
       if (dropped || this.#closed) return;
       this.connections += 1;
       this.#delay = this.#options.minDelayMs;
@@ -165,7 +171,7 @@ export class EventListener {
   async #heartbeat(client: ListenClient): Promise<void> {
     if (this.#closed || this.#client !== client) return;
     try {
-      const fresh = await withTimeout(snapshot(client), Math.max(1_000, this.#options.heartbeatMs));
+      const fresh = await snapshot((text) => withTimeout(client.query(text), this.#options.statementTimeoutMs));
       if (this.#client !== client) return;
       this.#older = this.#newer;
       this.#newer = fresh;
@@ -177,8 +183,8 @@ export class EventListener {
   }
 }
 
-async function snapshot(client: ListenClient): Promise<string> {
-  const { rows } = await client.query('SELECT pg_current_snapshot()::text AS snapshot');
+async function snapshot(query: (text: string) => Promise<{ rows: Array<Record<string, unknown>> }>): Promise<string> {
+  const { rows } = await query('SELECT pg_current_snapshot()::text AS snapshot');
   return String(rows[0]!.snapshot);
 }
 

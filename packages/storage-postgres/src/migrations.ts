@@ -163,12 +163,15 @@ export interface MigrateResult {
  * pending runs in one transaction, so a failure leaves the schema as it was.
  *
  * The host runs it explicitly (at start, or from a deploy step); the store never migrates
- * by itself.
+ * by itself. It has no deadline: a pool's `statement_timeout` does not apply to it.
  */
 export async function migrate(pool: PoolLike, options: MigrateOptions = {}): Promise<MigrateResult> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const t = tables(schema);
   return transaction(pool, async (client) => {
+    // A pool with the store's statement_timeout (its own, or the reference server's) must
+    // not cut a long migration, or the wait for another instance's.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`@tilecast/storage-postgres:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
     await client.query(

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { fail, isTilecastError } from '../errors.js';
+import { fail, isStorageUnavailable, isTilecastError } from '../errors.js';
 import type { CoreRequest } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
@@ -72,6 +72,8 @@ export class PublisherCredentials {
     const cached = this.#recall(request);
     if (cached === undefined) return this.authenticate(request).then(write);
     return write(cached).catch(async (error: unknown) => {
+      // The store is down: a second lookup would only wait out another deadline.
+      if (isStorageUnavailable(error)) throw error;
       const fresh = await this.authenticate(request);
       const guardRefused = isTilecastError(error) && error.error.kind === 'unauthorized';
       if (guardRefused) return write(fresh);

@@ -19,20 +19,14 @@ const READ_BATCH = 100;
 
 /**
  * `GET /events` after authentication: filters (`422`), a stream slot (`429`), then a
- * stream that replays from `Last-Event-ID` and follows the log live. When the store is
- * unavailable the answer is the spec's temporary-outage stream: only `retry:`, then end.
+ * stream that replays from `Last-Event-ID` and follows the log live. A store outage
+ * rejects with the store's `StorageUnavailableError` (the handler answers the outage stream).
  */
 export async function openEventStream(context: TilecastContext, account: AccountRecord, request: CoreRequest): Promise<CoreResult> {
   const filters = parseEventFilters(request.query);
-  const { storage, clock, logger } = context;
+  const { storage, clock } = context;
   const leaseId = randomUUID();
-  let acquired: boolean;
-  try {
-    acquired = await storage.acquireStreamLease(account.id, leaseId, MAX_EVENT_STREAMS, clock.now(), STREAM_LEASE_TTL_MS);
-  } catch (error) {
-    logger.error('event stream unavailable', { error: String(error) });
-    return outageStream();
-  }
+  const acquired = await storage.acquireStreamLease(account.id, leaseId, MAX_EVENT_STREAMS, clock.now(), STREAM_LEASE_TTL_MS);
   if (!acquired) fail({ kind: 'too_many_event_streams' });
 
   // A client that leaves before the stream runs must not keep its slot. Once it runs,
@@ -53,8 +47,7 @@ export async function openEventStream(context: TilecastContext, account: Account
     cursor = startPosition(request.headers['last-event-id'], await storage.lastEventPosition(account.id));
   } catch (error) {
     release();
-    logger.error('event stream unavailable', { error: String(error) });
-    return outageStream();
+    throw error; // an outage becomes the outage stream (`streamOrOutage`), anything else a 500
   }
 
   return {
@@ -194,15 +187,4 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     this.cursor = event.position;
     return event.expiresAt > now && matchesFilters(event, this.filters) ? this.send(event.frame) : undefined;
   }
-}
-
-/** The spec's answer to a temporary outage: `200`, a `retry:` line, then the end. */
-function outageStream(): CoreResult {
-  return {
-    kind: 'sse',
-    run: async (sink: SseSink) => {
-      await sink.write(`${sseRetry()}\n`);
-      sink.end();
-    },
-  };
 }

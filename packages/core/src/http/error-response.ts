@@ -45,6 +45,8 @@ export function errorToResult(error: ServiceError): CoreResult {
       return detail(408, 'Request Timeout', { connection: 'close' });
     case 'request_aborted':
       return detail(400, 'Request aborted', { connection: 'close' });
+    case 'storage_unavailable':
+      return detail(503, 'Service Unavailable');
   }
 }
 

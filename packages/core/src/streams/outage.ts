@@ -1,0 +1,39 @@
+import type { TilecastContext } from '../context.js';
+import { isStorageUnavailable } from '../errors.js';
+import type { CoreResult, SseSink } from '../http/types.js';
+import { sseRetry } from './sse-format.js';
+
+/**
+ * The spec's answer to a temporary outage on a stream endpoint: `200`, a `retry:` line,
+ * then the end. The client reconnects after the delay (a browser's `EventSource` would
+ * stop reconnecting after a `503`).
+ */
+export function outageStream(): CoreResult {
+  return {
+    kind: 'sse',
+    run: async (sink: SseSink) => {
+      await sink.write(`${sseRetry()}\n`);
+      sink.end();
+    },
+  };
+}
+
+/**
+ * Opens a stream endpoint (`GET /events`, `GET /device/stream`): a store outage at any
+ * step before the stream runs, authentication included, is the outage stream. Every other
+ * failure goes on as it is (a refusal keeps its status; an unexpected error stays a 500).
+ */
+export function streamOrOutage(context: TilecastContext, path: string, open: () => Promise<CoreResult>): Promise<CoreResult> {
+  return open().catch((error: unknown) => {
+    if (!isStorageUnavailable(error)) throw error;
+    context.logger.warn('storage unavailable: outage stream', { path, error: describeError(error) });
+    return outageStream();
+  });
+}
+
+/** An error and its cause, for the log (a store's unavailable error wraps the driver's). */
+export function describeError(error: unknown): string {
+  const text = String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? text : `${text} (${String(cause)})`;
+}
