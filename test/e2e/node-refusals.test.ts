@@ -276,23 +276,41 @@ for (const adapter of adapters) {
     });
 
     // With express.json() first, the host's parser reads the body before Tilecast
-    // authenticates, so the 100 comes when it starts (documented in the adapter's README).
-    it.skipIf(adapter === 'express+json')('Expect: 100-continue with a bad token gets 401 and never 100 Continue', async () => {
+    // authenticates, so the 100 comes when it starts (documented in the adapter's README);
+    // the answer is still the 401, in the specified order.
+    it('Expect: 100-continue with a bad token gets 401 and never 100 Continue (express.json() first: 100, then 401)', async () => {
       const client = await open();
-      client.write(patchHead('wrong', 20, 'Expect: 100-continue\r\n'));
+      client.write(patchHead('wrong', 2, 'Expect: 100-continue\r\n'));
+      if (adapter === 'express+json') {
+        await client.until((data) => data.startsWith('HTTP/1.1 100 Continue\r\n\r\n'));
+        client.write('{}');
+      }
       const reply = await client.response();
       expect(reply.status).toBe(401);
       expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
-      expect(client.data).not.toContain('100 Continue');
+      if (adapter !== 'express+json') expect(client.data).not.toContain('100 Continue');
     });
 
-    it.skipIf(adapter === 'express+json')('Expect: 100-continue with Content-Length over 64 KiB gets 413 and never 100 Continue', async () => {
+    it('Expect: 100-continue with Content-Length over the limit gets 413 and never 100 Continue', async () => {
       const client = await open();
-      client.write(patchHead(h.fixture.acme, 64 * 1024 + 1, 'Expect: 100-continue\r\n'));
+      const size = 1024 * 1024 + 1; // over the host's express.json() limit too
+      client.write(patchHead(h.fixture.acme, size, 'Expect: 100-continue\r\n'));
+      // body-parser drains a refused body before it answers, so a client that gets no
+      // 100 sends its body anyway after a wait (as curl does after 1 s).
+      if (adapter === 'express+json') client.write('x'.repeat(size));
       const reply = await client.response();
       expect(reply.status).toBe(413);
       expect(reply.body).toEqual({ detail: 'Request body too large' });
       expect(client.data).not.toContain('100 Continue');
+    });
+
+    it('an Expect other than 100-continue gets a JSON 417', async () => {
+      const client = await open();
+      client.write(`GET ${h.prefix}/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\n\r\n`);
+      const reply = await client.response();
+      expect(reply.status).toBe(417);
+      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.body).toEqual({ detail: 'Expectation Failed' });
     });
 
     it('a client that sends half its body and leaves is logged at info as an abort; nothing is written to it', async () => {

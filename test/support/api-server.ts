@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { tilecastRouter } from '@tilecast/adapter-express';
+import { installServerHandlers, tilecastRouter } from '@tilecast/adapter-express';
 import { listen, mount } from '@tilecast/adapter-node-http';
 import {
   createRecordingTransport,
@@ -70,6 +70,7 @@ async function listenExpress(tilecast: Tilecast, preParse: boolean): Promise<{ u
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  installServerHandlers(server, app); // as the adapter's README tells a host app to
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/svc`,

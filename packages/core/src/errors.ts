@@ -32,6 +32,7 @@ export type ServiceError =
   | { kind: 'bad_request' }
   | { kind: 'request_header_fields_too_large' }
   | { kind: 'request_timeout' }
+  | { kind: 'expectation_failed' }
   | { kind: 'request_aborted' }
   | { kind: 'storage_unavailable' };
 

@@ -43,6 +43,8 @@ export function errorToResult(error: ServiceError): CoreResult {
       return detail(431, 'Request Header Fields Too Large', { connection: 'close' });
     case 'request_timeout':
       return detail(408, 'Request Timeout', { connection: 'close' });
+    case 'expectation_failed':
+      return detail(417, 'Expectation Failed', { connection: 'close' });
     case 'request_aborted':
       return detail(400, 'Request aborted', { connection: 'close' });
     case 'storage_unavailable':

@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { Socket } from 'node:net';
 import type { ServiceError } from '../errors.js';
 import { errorToResult } from '../http/error-response.js';
 import type { CoreRequest, CoreResult, HeaderValue, RequestBody, SseSink } from '../http/types.js';
@@ -334,6 +335,7 @@ function answerFailure(res: ServerResponse): void {
 export function installServerHandlers(server: Server, listener?: RequestListener): void {
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
+  server.on('checkExpectation', answerExpectation);
   if (listener !== undefined) {
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       continueOnRead(req, res);
@@ -344,13 +346,23 @@ export function installServerHandlers(server: Server, listener?: RequestListener
 
 /** Node's `clientError` handler: a parser refusal answered with the core's JSON error. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  // A response already under way on this connection must not be corrupted: just close.
-  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+  // Something was already written on this connection (an earlier answer, or one under
+  // way): a second head could corrupt it, so just close.
+  if (error.code === 'ECONNRESET' || !socket.writable || bytesWritten(socket) > 0) {
     socket.destroy();
     return;
   }
   writeRaw(socket, errorToResult(clientErrorKind(error.code)));
+}
+
+/** Bytes this connection has sent so far (a `net.Socket`'s public counter; 0 for other streams). */
+function bytesWritten(socket: Duplex): number {
+  return socket instanceof Socket ? socket.bytesWritten : 0;
+}
+
+/** Node's `checkExpectation` handler: an `Expect` other than `100-continue` is a JSON `417`. */
+export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  void writeCoreResult(res, errorToResult({ kind: 'expectation_failed' }));
 }
 
 /** Node's `connect` handler: this server is no proxy, so a JSON `405` and the connection closes. */
