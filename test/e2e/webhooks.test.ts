@@ -284,6 +284,21 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
     }
   });
 
+  it('a request_id cannot steer the URL it is filled into: refused with a 422, nothing delivered', async () => {
+    const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://localhost/presses/{{request_id}}' } } } });
+    expect(put.status).toBe(200);
+    for (const requestId of ['../admin?x=1&', '..', 'x/../../admin', 'a.b', 'x#frag', 'u:p@evil', '%2e%2e']) {
+      const refused = await press(requestId);
+      expect(refused.status, requestId).toBe(422);
+      expect(refused.body.detail[0], requestId).toMatchObject({ loc: ['body', 'request_id'], type: 'string_pattern_mismatch' });
+    }
+    await api.tilecast.idle();
+    expect(receiver.requests).toHaveLength(0);
+    expect((await press('01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(202);
+    await api.tilecast.idle();
+    expect(receiver.requests.map((delivered) => new URL(delivered.url).pathname)).toEqual(['/presses/01ARZ3NDEKTSV4RRFFQ69G5FAV']);
+  });
+
   it('a receiver that does not answer delays neither the press nor the stream', async () => {
     receiver.script(() => {}); // never answers
     const stream = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
