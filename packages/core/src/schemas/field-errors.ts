@@ -8,6 +8,7 @@
 import type * as v from 'valibot';
 import type { FieldError } from '../errors.js';
 import { quoteList, registeredType } from './messages.js';
+import { forwardedIssue } from './record.js';
 
 type Loc = FieldError['loc'];
 type Described = Pick<FieldError, 'msg' | 'type'>;
@@ -23,7 +24,7 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], locPrefix
     const key = JSON.stringify(loc);
     if (seen.has(key)) continue;
     seen.add(key);
-    errors.push({ loc, ...describe(issue) });
+    errors.push({ loc, ...describe(forwardedIssue(issue)) });
   }
   return errors;
 }
