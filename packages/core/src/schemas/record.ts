@@ -5,40 +5,15 @@
  *
  * Built from valibot's public API only: a plain-object check, then a raw transformation
  * that checks each key and value with `v.safeParse` and forwards their issues (see
- * `forwardedIssue`). The output is a fresh object whose properties are all own data
+ * `issue-origins.ts`). The output is a fresh object whose properties are all own data
  * properties (`setOwn`), so no key reaches a prototype.
  */
 import * as v from 'valibot';
+import { MAX_FIELD_ERRORS } from './field-errors.js';
+import { documentAs } from './documented.js';
+import { noteOrigin } from './issue-origins.js';
 import { MSG } from './messages.js';
 import { isPlainObject, setOwn } from './primitives.js';
-
-export interface RecordInfo {
-  /** `v.record(key, v.unknown())` piped through the record's actions: what JSON Schema can say of it but the values. */
-  readonly shape: v.GenericSchema;
-  readonly value: v.GenericSchema;
-}
-
-const registry = new WeakMap<object, RecordInfo>();
-
-/** The key and value schemas of a schema made by `ownRecord` (for the OpenAPI generator), else `undefined`. */
-export function recordInfo(schema: unknown): RecordInfo | undefined {
-  return typeof schema === 'object' && schema !== null ? registry.get(schema) : undefined;
-}
-
-/**
- * Issues of a nested `v.safeParse`, re-added to the record's dataset at the record's path:
- * each new issue → the original, so `toFieldErrors` describes the original (its type,
- * requirement, input) at the new issue's full path. Filled by the message function, which
- * valibot calls with the issue it creates.
- */
-const origins = new WeakMap<object, v.BaseIssue<unknown>>();
-
-/** The issue a record forwarded (followed through nested records), or `issue` itself. */
-export function forwardedIssue(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown> {
-  let inner = issue;
-  for (let next = origins.get(inner); next !== undefined; next = origins.get(inner)) inner = next;
-  return inner;
-}
 
 type Out<TValue extends v.GenericSchema> = Record<string, v.InferOutput<TValue>>;
 
@@ -60,12 +35,14 @@ export function ownRecord<const TKey extends v.GenericSchema<string, string>, co
       const config = issueConfig as v.Config<v.BaseIssue<unknown>>;
       const output: Out<TValue> = {};
       let failed = false;
+      let forwarded = 0;
       const forward = (issues: readonly v.BaseIssue<unknown>[], name: string, origin: 'key' | 'value'): void => {
         failed = true;
+        forwarded += issues.length;
         const item = { type: 'object', origin, input, key: name, value: input[name] } as v.ObjectPathItem;
         for (const issue of issues) {
           const message = (created: object): string => {
-            origins.set(created, issue);
+            noteOrigin(created, issue);
             return issue.message;
           };
           addIssue({ message, input: issue.input, expected: issue.expected ?? undefined, received: issue.received, path: [item, ...(issue.path ?? [])] });
@@ -76,15 +53,16 @@ export function ownRecord<const TKey extends v.GenericSchema<string, string>, co
         if (!checkedKey.success) forward(checkedKey.issues, name, 'key');
         const checkedValue = v.safeParse(value, input[name], config);
         if (!checkedValue.success) forward(checkedValue.issues, name, 'value');
-        if (failed && config.abortEarly) return NEVER;
+        // No more can be shown (`toFieldErrors`): a record of thousands of bad entries costs a few.
+        if (failed && (config.abortEarly || forwarded >= MAX_FIELD_ERRORS)) return NEVER;
         if (checkedKey.success && checkedValue.success) setOwn(output, checkedKey.output, checkedValue.output);
       }
       return failed ? NEVER : output;
     }),
     ...(actions as []),
   );
-  const info: RecordInfo = { shape: v.pipe(v.record(key, v.unknown()), ...(actions as [])), value };
-  registry.set(schema, info);
-  registry.set(objectCheck, info); // converted on the way to the pipe: described the same
+  // to-json-schema converts a pipe item by item and stops at the transformation: the object
+  // check, converted first, stands for the whole record.
+  documentAs(objectCheck, { shape: v.pipe(v.record(key, v.unknown()), ...(actions as [])), part: 'additionalProperties', value });
   return schema;
 }
