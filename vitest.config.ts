@@ -9,7 +9,8 @@ export default defineConfig({
     // depends on a stale build.
     alias: [
       { find: /^@tilecast\/core\/verify$/, replacement: src('./packages/core/src/webhooks/verify.ts') },
-      { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
+      { find: /^@tilecast\/core\/storage$/, replacement: src('./packages/core/src/storage/index.ts') },
+      { find: /^@tilecast\/core\/adapter$/, replacement: src('./packages/core/src/adapter.ts') },
       { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },

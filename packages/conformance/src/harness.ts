@@ -8,7 +8,7 @@ import type {
   PressAdmission,
   TokenBucketRule,
   WidgetRecord,
-} from '@tilecast/core';
+} from '@tilecast/core/storage';
 import { afterAll, beforeAll } from 'vitest';
 
 export interface StorageConformanceOptions {

@@ -1,4 +1,4 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core/storage';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';

@@ -1,4 +1,4 @@
-import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
 type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import type { MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 

@@ -1,4 +1,4 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core/storage';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
 type DeviceMethods = Pick<

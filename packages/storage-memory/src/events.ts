@@ -1,4 +1,4 @@
-import { refuseUnholdable, type StoredEvent, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type StoredEvent, type Storage } from '@tilecast/core/storage';
 import { copy, type MemoryState } from './state.js';
 
 type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;

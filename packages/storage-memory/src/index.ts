@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
 import { createIfAbsentMethod } from './create-if-absent.js';

@@ -1,4 +1,4 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type Storage } from '@tilecast/core/storage';
 import { inner, type MemoryState } from './state.js';
 
 type LeaseMethods = Pick<Storage, 'acquireStreamLease' | 'renewStreamLease' | 'releaseStreamLease'>;

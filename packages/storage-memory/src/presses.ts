@@ -1,4 +1,4 @@
-import { refuseUnholdable, tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
+import { refuseUnholdable, tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core/storage';
 import { appendToLog } from './events.js';
 import { byCodeUnit, noteAppended, type Bucket, type MemoryState } from './state.js';
 

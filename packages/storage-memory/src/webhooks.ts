@@ -1,4 +1,4 @@
-import { refuseUnholdable, refuseUnholdableJson, type Storage } from '@tilecast/core';
+import { refuseUnholdable, refuseUnholdableJson, type Storage } from '@tilecast/core/storage';
 import { copy, noteAppended, pairKey, type MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 

@@ -1,4 +1,4 @@
-import { refuseUnholdable, actionKindIn, isoTime, type Storage } from '@tilecast/core';
+import { refuseUnholdable, actionKindIn, isoTime, type Storage } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 type WidgetMethods = Pick<

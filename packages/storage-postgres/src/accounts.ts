@@ -1,4 +1,4 @@
-import type { AccountRecord, Storage } from '@tilecast/core';
+import type { AccountRecord, Storage } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation, num, transaction } from './db.js';
 
 type AccountMethods = Pick<

@@ -1,4 +1,4 @@
-import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core/storage';
 import { type Ctx, num, toJson, transaction } from './db.js';
 import { credentialHolds } from './guard.js';
 

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation } from './db.js';
 
 /**

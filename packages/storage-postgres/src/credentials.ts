@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { type Ctx, type Statement, prepared } from './db.js';
 
 type CredentialMethods = Pick<Storage, 'checkCredentials'>;

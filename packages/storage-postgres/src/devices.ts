@@ -1,4 +1,4 @@
-import type { DeviceRecord, Storage } from '@tilecast/core';
+import type { DeviceRecord, Storage } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation } from './db.js';
 
 type DeviceMethods = Pick<

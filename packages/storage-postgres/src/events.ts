@@ -1,4 +1,4 @@
-import type { Storage, StoredEvent } from '@tilecast/core';
+import type { Storage, StoredEvent } from '@tilecast/core/storage';
 import { type Ctx, type Queryable, num, toJson } from './db.js';
 
 type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;

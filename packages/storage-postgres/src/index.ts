@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';

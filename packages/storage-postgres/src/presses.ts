@@ -1,4 +1,4 @@
-import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
+import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core/storage';
 import { type Ctx, type Queryable, type Tables, num, transaction } from './db.js';
 import { appendEventWith } from './events.js';
 

@@ -1,4 +1,4 @@
-import type { PushClaim, Storage } from '@tilecast/core';
+import type { PushClaim, Storage } from '@tilecast/core/storage';
 import { type Ctx, num } from './db.js';
 
 type ThrottleMethods = Pick<Storage, 'claimWidgetPush' | 'claimTrailingPush'>;

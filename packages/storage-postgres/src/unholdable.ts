@@ -6,7 +6,7 @@ import {
   type Storage,
   type WriteGuard,
   type WriteRefusal,
-} from '@tilecast/core';
+} from '@tilecast/core/storage';
 
 /** The store's methods that take strings from its callers. */
 export type KeyedMethods = Omit<Storage, 'purgeExpired' | 'close' | 'subscribeEvents'>;

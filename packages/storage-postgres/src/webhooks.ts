@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { type Ctx, errorCode, toJson } from './db.js';
 
 type WebhookMethods = Pick<

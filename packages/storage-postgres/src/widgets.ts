@@ -1,4 +1,4 @@
-import { isoTime, type Storage, type WidgetRecord } from '@tilecast/core';
+import { isoTime, type Storage, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 

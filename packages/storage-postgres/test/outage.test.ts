@@ -6,7 +6,7 @@
  * Deadlines are injected short (300 ms); nothing in the store sleeps.
  */
 import { randomUUID } from 'node:crypto';
-import { StorageUnavailableError } from '@tilecast/core';
+import { StorageUnavailableError } from '@tilecast/core/storage';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TokenBucketRule } from '@tilecast/core';
+import type { TokenBucketRule } from '@tilecast/core/storage';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

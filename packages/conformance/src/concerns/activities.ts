@@ -1,4 +1,4 @@
-import type { ActivityUpdateResult } from '@tilecast/core';
+import type { ActivityUpdateResult } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, content, iso, newAccount, newActivity, uid } from '../harness.js';
 

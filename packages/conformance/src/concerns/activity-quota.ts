@@ -1,4 +1,4 @@
-import type { ActivityUpdateResult, Storage } from '@tilecast/core';
+import type { ActivityUpdateResult, Storage } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, content, count, either, newAccount, newActivity } from '../harness.js';
 

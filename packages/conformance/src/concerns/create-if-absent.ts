@@ -1,4 +1,4 @@
-import type { AbsentRecord, Storage } from '@tilecast/core';
+import type { AbsentRecord, Storage } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, either, newAccount, newActivity, newDevice, newWidget, randomHash, uid } from '../harness.js';
 

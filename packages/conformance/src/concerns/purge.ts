@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { beforeEach, expect, it } from 'vitest';
 import { type GetHandles, admitKey, newEvent, uid } from '../harness.js';
 

@@ -92,16 +92,6 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
  * with parameters, is JSON; a charset other than UTF-8 is not (reference-deployment §9).
  */
 export function isJsonMediaType(header: HeaderValue): boolean {
-  // Clients send the same header on every request: the last answer is kept.
-  if (header === lastMediaType.header && header !== undefined) return lastMediaType.json;
-  const json = parseIsJsonMediaType(header);
-  if (typeof header === 'string') lastMediaType = { header, json };
-  return json;
-}
-
-let lastMediaType: { header: HeaderValue; json: boolean } = { header: undefined, json: true };
-
-function parseIsJsonMediaType(header: HeaderValue): boolean {
   const value = singleHeader(header);
   if (value === undefined) return true;
   const [essence = '', ...parameters] = value.toLowerCase().split(';');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { createRecordingTransport, createTilecast, silentLogger, type CoreRequest } from '../../src/index.js';
+import type { CoreRequest } from '../../src/adapter.js';
+import { createRecordingTransport, createTilecast, silentLogger } from '../../src/index.js';
 
 const patch = (token: string): CoreRequest => ({
   method: 'PATCH',
