@@ -41,6 +41,13 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
     });
   });
 
+  it('a ULID, a UUID and 128 characters are accepted request ids', async () => {
+    for (const requestId of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10', `A_z-0${'9'.repeat(123)}`]) {
+      expect((await press({ action: 'bell', request_id: requestId })).status, requestId).toBe(202);
+    }
+    expect((await events()).map((event) => event.envelope.request_id)).toEqual(['01ARZ3NDEKTSV4RRFFQ69G5FAV', '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10', `A_z-0${'9'.repeat(123)}`]);
+  });
+
   it('a button press carries no value', async () => {
     await press({ action: 'bell' });
     const [event] = await events();
@@ -107,6 +114,11 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
       [{ action: 'bell', extra: 1 }, ['body', 'extra'], 'extra_forbidden'],
       [{ action: 'bell', request_id: '' }, ['body', 'request_id'], 'string_too_short'],
       [{ action: 'bell', request_id: 'x'.repeat(129) }, ['body', 'request_id'], 'string_too_long'],
+      // Only A-Z a-z 0-9 _ - (reference-deployment §5): it may be filled into a webhook URL unencoded.
+      [{ action: 'bell', request_id: '../admin?x=1&' }, ['body', 'request_id'], 'string_pattern_mismatch'],
+      [{ action: 'bell', request_id: 'a.b' }, ['body', 'request_id'], 'string_pattern_mismatch'],
+      [{ action: 'bell', request_id: 'a b' }, ['body', 'request_id'], 'string_pattern_mismatch'],
+      [{ action: 'bell', request_id: 'evil.example/' }, ['body', 'request_id'], 'string_pattern_mismatch'],
     ];
     for (const [body, loc, type] of cases) {
       const reply = await press(body);

@@ -284,6 +284,56 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
     }
   });
 
+  it('a request_id cannot steer the URL it is filled into: refused with a 422, nothing delivered', async () => {
+    const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://localhost/presses/{{request_id}}' } } } });
+    expect(put.status).toBe(200);
+    for (const requestId of ['../admin?x=1&', '..', 'x/../../admin', 'a.b', 'x#frag', 'u:p@evil', '%2e%2e']) {
+      const refused = await press(requestId);
+      expect(refused.status, requestId).toBe(422);
+      expect(refused.body.detail[0], requestId).toMatchObject({ loc: ['body', 'request_id'], type: 'string_pattern_mismatch' });
+    }
+    await api.tilecast.idle();
+    expect(receiver.requests).toHaveLength(0);
+    expect((await press('01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(202);
+    await api.tilecast.idle();
+    expect(receiver.requests.map((delivered) => new URL(delivered.url).pathname)).toEqual(['/presses/01ARZ3NDEKTSV4RRFFQ69G5FAV']);
+  });
+
+  it('entries and header names __proto__, constructor and prototype are kept: GET shows them, presses reach their own entry', async () => {
+    const content = { template: 'switchboard', actions: [{ id: 'constructor', label: 'C' }, { id: '__proto__', label: 'P' }, { id: 'prototype', label: 'T' }] };
+    expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content } })).status).toBe(200);
+    const map =
+      '{"webhooks":{"constructor":{"url":"https://localhost/constructor","headers":{"__proto__":"proto-header","constructor":"ctor-header","prototype":"type-header"}},' +
+      '"__proto__":{"url":"https://localhost/proto","headers":{"X-Kind":"proto"}},"*":{"url":"https://localhost/any"}}}';
+    const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, raw: map });
+    expect(put.status).toBe(200);
+    const entry = (url: string, headers: string) => `{"config":{"url":"${url}","method":"POST","headers":${headers},"body":null},"last_success_at":null,"last_failure_at":null}`;
+    const expected =
+      `{"webhooks":{"constructor":${entry('https://localhost/constructor', '{"__proto__":"***","constructor":"***","prototype":"***"}')},` +
+      `"__proto__":${entry('https://localhost/proto', '{"X-Kind":"***"}')},"*":${entry('https://localhost/any', '{}')}}}`;
+    expect(JSON.stringify(put.body)).toBe(expected);
+    expect(JSON.stringify((await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).body)).toBe(expected);
+
+    const pressOn = (action: string) =>
+      request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, body: { owner: 'acme', slug: 'lights', request_id: `tap-${action}`, action } });
+    for (const action of ['constructor', '__proto__', 'prototype']) {
+      expect((await pressOn(action)).status, action).toBe(202);
+      await api.tilecast.idle();
+    }
+    expect(receiver.requests.map((delivered) => new URL(delivered.url).pathname)).toEqual(['/constructor', '/proto', '/any']);
+    const headerPairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => [raw[2 * i]!, raw[2 * i + 1]!]);
+    expect(headerPairs(receiver.requests[0]!.rawHeaders)).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'proto-header'],
+        ['constructor', 'ctor-header'],
+        ['prototype', 'type-header'],
+      ]),
+    );
+    expect(headerPairs(receiver.requests[1]!.rawHeaders)).toEqual(expect.arrayContaining([['X-Kind', 'proto']]));
+    const outcomes = (await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).body.webhooks;
+    for (const key of ['constructor', '__proto__', '*']) expect(Object.getOwnPropertyDescriptor(outcomes, key)?.value.last_success_at, key).not.toBeNull();
+  });
+
   it('a receiver that does not answer delays neither the press nor the stream', async () => {
     receiver.script(() => {}); // never answers
     const stream = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });

@@ -26,6 +26,26 @@ function pricesContentOfSize(bytes: number): Record<string, unknown> {
   return { ...base, entries, unit: 'x'.repeat(missing) };
 }
 
+/**
+ * `prices` content whose compact JSON is exactly `bytes` long, every price `1e20`, and the
+ * request text that writes each price as `1e20` (4 characters for the 21 digits it becomes).
+ */
+function bigPricesOfSize(bytes: number): { content: Record<string, unknown>; text: string } {
+  const start = (i: number) => new Date(Date.UTC(2026, 10, 22, 0, i * 15)).toISOString().replace('Z', '+00:00');
+  const entries: Record<string, unknown>[] = Array.from({ length: 48 }, (_, i) => ({ start: start(i), price: 1e20 }));
+  let missing = bytes - JSON.stringify({ template: 'prices', unit: '', entries }).length;
+  for (const entry of entries) {
+    if (missing < ',"level":"medium"'.length) break;
+    entry.level = 'medium';
+    missing -= ',"level":"medium"'.length;
+  }
+  if (missing < 0 || missing > 16) throw new Error(`cannot build prices content of ${bytes} bytes`);
+  const content = { template: 'prices', unit: 'x'.repeat(missing), entries };
+  const text = JSON.stringify({ content }).replaceAll('100000000000000000000', '1e20');
+  if (JSON.stringify(content).length !== bytes || JSON.stringify((JSON.parse(text) as { content: unknown }).content) !== JSON.stringify(content)) throw new Error('bad prices content');
+  return { content, text };
+}
+
 describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
   let api: ApiServer;
   let f: Fixture;
@@ -98,6 +118,32 @@ describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
     expect((await patch('tariff', { content: atLimit })).status).toBe(200);
     const over = pricesContentOfSize(4097);
     expect(await patch('tariff', { content: over })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+  });
+
+  it('the limit measures the parsed content as serialised, not the request text: 1e20 counts as its 21 digits', async () => {
+    await api.tilecast.management.createWidget({ account: 'acme', slug: 'tariff', template: 'prices' });
+    const over = bigPricesOfSize(4097);
+    expect(Buffer.byteLength(over.text)).toBeLessThan(3400); // the request itself is well under 4 KiB
+    const refused = await request(api, 'PATCH', '/widget/tariff', { token: f.acme, raw: over.text });
+    expect(refused).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+    const atLimit = bigPricesOfSize(4096);
+    const accepted = await request(api, 'PATCH', '/widget/tariff', { token: f.acme, raw: atLimit.text });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.content.entries[0].price).toBe(1e20);
+    // What is stored: the accepted content, never the refused one.
+    expect((await api.storage.getWidget('acme', 'tariff'))!.content).toMatchObject({ unit: atLimit.content.unit });
+  });
+
+  it('multi-byte characters count as their UTF-8 bytes at the boundary', async () => {
+    await api.tilecast.management.createWidget({ account: 'acme', slug: 'tariff', template: 'prices' });
+    const fits = pricesContentOfSize(4090);
+    const fitsUnit = (fits.unit as string) + '€€'; // 4092 characters, exactly 4096 bytes
+    expect(Buffer.byteLength(JSON.stringify({ ...fits, unit: fitsUnit }))).toBe(4096);
+    expect((await patch('tariff', { content: { ...fits, unit: fitsUnit } })).status).toBe(200);
+    const over = pricesContentOfSize(4094);
+    const overUnit = (over.unit as string) + '€'; // 4095 characters, 4097 bytes
+    expect(Buffer.byteLength(JSON.stringify({ ...over, unit: overUnit }))).toBe(4097);
+    expect(await patch('tariff', { content: { ...over, unit: overUnit } })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
   });
 
   it('the limit counts UTF-8 bytes, not characters', async () => {

@@ -41,6 +41,8 @@ export interface ReceivedRequest {
   /** `https://<Host header><path and query>`: what a receiver rebuilds to verify the signature. */
   url: string;
   headers: IncomingMessage['headers'];
+  /** Names and values as received, in order (for names such as `__proto__`). */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -72,7 +74,7 @@ export async function startReceiver(certificates: TestCertificates): Promise<Rec
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: `https://${req.headers.host}${req.url}`, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = { method: req.method ?? '', url: `https://${req.headers.host}${req.url}`, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(request);
       (queue.shift() ?? status(200))(request, res);
     });

@@ -135,6 +135,33 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     expect(await Promise.race([keeper.ended.then(() => 'ended'), within(100)])).toBe('running');
   });
 
+  it('an ended subscription, a deleted account and a removed device through A end the streams open on B within 5 s', async () => {
+    const { token: ended } = await a.tilecast.management.createAccount({ id: 'ended' });
+    const { token: gone } = await a.tilecast.management.createAccount({ id: 'gone' });
+    const { token: goneDevice } = await a.tilecast.management.registerDevice({ id: 'gone-phone', account: 'gone' });
+    const { token: keep } = await a.tilecast.management.createAccount({ id: 'keep-2' });
+    const { token: removed } = await a.tilecast.management.registerDevice({ id: 'removed-phone', account: 'keep-2' });
+    const onB = [
+      await openSse(`${b.url}/events`, { authorization: `Token ${ended}` }),
+      await openSse(`${b.url}/events`, { authorization: `Token ${gone}` }),
+      await openSse(`${b.url}/device/stream`, { authorization: `Device ${goneDevice}` }),
+      await openSse(`${b.url}/device/stream`, { authorization: `Device ${removed}` }),
+    ];
+    const keeper = await openSse(`${b.url}/events`, { authorization: `Token ${keep}` });
+    streams.push(...onB, keeper);
+    for (const s of [...onB, keeper]) await s.next();
+
+    const changedAt = Date.now();
+    await a.tilecast.management.setSubscription('ended', 'none');
+    await a.tilecast.management.deleteAccount('gone');
+    await a.tilecast.management.deleteDevice('removed-phone');
+    const within = (ms: number) => new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms));
+    const outcomes = await Promise.all(onB.map((s) => Promise.race([s.ended.then(() => 'ended'), within(5_000)])));
+    expect(outcomes).toEqual(['ended', 'ended', 'ended', 'ended']);
+    expect(Date.now() - changedAt).toBeLessThan(5_000);
+    expect(await Promise.race([keeper.ended.then(() => 'ended'), within(100)])).toBe('running');
+  });
+
   // Last: it changes the owner's token.
   it('a token rotated on B stops working on A at once, though A remembers it', async () => {
     const patch = (server: ReferenceServer, token: string, body: unknown) =>

@@ -75,6 +75,13 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
       headers: { authorization: `Device ${deviceToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ owner: 'acme', slug: 'lights', request_id: requestId, action: 'bell' }),
     });
+  /** The status `GET /device/stream` answers a device token with (the stream is then dropped). */
+  const deviceStatus = async (server: ReferenceServer, deviceToken: string) => {
+    const abort = new AbortController();
+    const response = await fetch(`${server.url}/device/stream`, { headers: { authorization: `Device ${deviceToken}` }, signal: abort.signal });
+    abort.abort();
+    return response.status;
+  };
   const widgetOf = async (schema: string, account: string, slug: string) => {
     const storage = createPostgresStorage({ pool: admin, schema, listen: false });
     try {
@@ -152,6 +159,7 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     expect(second.banner).toContain('TILECAST_DEMO_ROTATE=1');
     expect(second.banner).not.toMatch(/API token/);
     expect((await patchActivity(second, token!)).status).toBe(200);
+    expect(await deviceStatus(second, deviceToken!)).toBe(200);
     const simulatorConfig = await fetch(`${second.url}/simulator-config.json`);
     expect(simulatorConfig.status).toBe(404);
     await stop(second);
@@ -164,6 +172,8 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     expect(newToken).not.toBe(token);
     expect((await patchActivity(third, token!)).status).toBe(401);
     expect((await patchActivity(third, newToken!)).status).toBe(200);
+    expect(await deviceStatus(third, deviceToken!)).toBe(401);
+    expect(await deviceStatus(third, newDeviceToken!)).toBe(200);
     expect(await (await fetch(`${third.url}/simulator-config.json`)).json()).toEqual({ deviceToken: newDeviceToken });
   });
 });

@@ -91,6 +91,8 @@ export const namedSchemas: readonly NamedSchema[] = [
   { name: 'WebhookConfig', input: webhooks.WebhookConfigOutput },
   { name: 'WebhookEntryStatus', input: webhooks.WebhookEntryStatus },
   { name: 'WebhookMapResponse', input: webhooks.WebhookMapOutput },
+  // The device API's press report (mounted under /device by the reference deployment; not a publisher path).
+  { name: 'PressReport', input: schemas.pressReport },
   // Errors.
   { name: 'ValidationError', input: ValidationError },
   { name: 'HTTPValidationError', input: HTTPValidationError },

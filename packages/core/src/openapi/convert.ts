@@ -12,6 +12,7 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { discriminatedInfo } from '../schemas/index.js';
+import { documentedAs } from '../schemas/documented.js';
 import type { NamedSchema } from './components.js';
 
 export type Mode = 'input' | 'output';
@@ -21,8 +22,9 @@ const COMPONENTS = '#/components/schemas/';
 /**
  * Rules checked by code, not expressible (or not worth expressing) as JSON Schema:
  * cross-field checks, `-0`, calendar validity, finiteness (JSON has no Infinity anyway).
+ * `raw_transform` only appears in `ownRecord`, whose shape `overrideSchema` writes (`documentedAs`).
  */
-const IGNORED_ACTIONS = ['check', 'partial_check', 'raw_check', 'finite'];
+const IGNORED_ACTIONS = ['check', 'partial_check', 'raw_check', 'finite', 'raw_transform'];
 
 export interface ComponentSchemas {
   /** Ready for `components.schemas`. */
@@ -72,6 +74,12 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
   const union = discriminatedInfo(context.valibotSchema);
   if (union !== undefined) {
     return { oneOf: Object.values(union.branches).map((branch) => branchSchema(branch, nameOf, config)) };
+  }
+  // `ownRecord` and `list` are checked by pieces JSON Schema cannot say; described as what they are.
+  const documented = documentedAs(context.valibotSchema);
+  if (documented !== undefined) {
+    const { $schema: _schema, $defs: _defs, ...shape } = toJsonSchema(documented.shape, config);
+    return { ...shape, [documented.part]: branchSchema(documented.value, nameOf, config) };
   }
   if (mode === 'output') return outputShape(context);
   return undefined;

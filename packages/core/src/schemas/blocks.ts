@@ -9,11 +9,11 @@
  * fields the widget templates declare themselves (widgets/*.ts).
  */
 import * as v from 'valibot';
-import { pipe } from './pipe.js';
 import { discriminated, tagged } from './discriminated.js';
 import { Color, ColorRendering, RenderingMode, SegmentDisplay, TrackFill, ValueFormatter } from './enums.js';
 import { MSG } from './messages.js';
 import { fraction, isPlainObject, orNull, strict, text, uri } from './primitives.js';
+import { list } from './list.js';
 
 export const Icon = strict({
   name: text(64),
@@ -71,7 +71,7 @@ export const SimpleProgressBar = strict({
 export const SegmentedProgressBar = strict({
   style: v.optional(v.literal('segmented'), 'segmented'),
   value: fraction(),
-  segments: pipe(v.array(Segment), v.minLength(1), v.maxLength(4)),
+  segments: list(Segment, { min: 1, max: 4 }),
   display: v.optional(SegmentDisplay, 'split'),
 });
 

@@ -8,22 +8,30 @@
 import type * as v from 'valibot';
 import type { FieldError } from '../errors.js';
 import { quoteList, registeredType } from './messages.js';
+import { forwardedIssue } from './issue-origins.js';
 
 type Loc = FieldError['loc'];
 type Described = Pick<FieldError, 'msg' | 'type'>;
 
 const OBJECT_TYPES = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest', 'record']);
 
-/** Maps issues to field errors, keeping the first error of each `loc` (one per field). */
+/**
+ * At most this many field errors in a `422` (reference-deployment §9): a body with
+ * thousands of faults gets the first ones, never an answer many times its own size.
+ */
+export const MAX_FIELD_ERRORS = 64;
+
+/** Maps issues to field errors, keeping the first error of each `loc` (one per field), at most `MAX_FIELD_ERRORS`. */
 export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], locPrefix: Loc = []): FieldError[] {
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const issue of issues) {
+    if (errors.length === MAX_FIELD_ERRORS) break;
     const loc = [...locPrefix, ...pathOf(issue)];
     const key = JSON.stringify(loc);
     if (seen.has(key)) continue;
     seen.add(key);
-    errors.push({ loc, ...describe(issue) });
+    errors.push({ loc, ...describe(forwardedIssue(issue)) });
   }
   return errors;
 }

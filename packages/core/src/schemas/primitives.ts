@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { pipe } from './pipe.js';
 import { strictObjectRunner, type Run } from './object-runner.js';
+import { MAX_FIELD_ERRORS } from './field-errors.js';
 import { MSG } from './messages.js';
 import { hasOffset, isDateTime } from './timestamp.js';
 
@@ -26,38 +27,69 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * `v.strictObject` with two fixes:
+ * `v.strictObject` with three fixes:
  * - valibot accepts arrays as objects (`typeof [] === 'object'`); here they are a
  *   `dict_type` error, like any other non-object;
- * - valibot reports only the first unknown key; pydantic reports each one, and so do we.
+ * - valibot reports only the first unknown key; pydantic reports each one, and so do we,
+ *   up to `MAX_FIELD_ERRORS` (no more can be shown);
+ * - the keys are enumerated once. An object of thousands of keys is a dictionary in V8,
+ *   and each enumeration of one collects and sorts all its keys (about as costly as
+ *   parsing them): enumerating it twice made refusing it cost more than accepting a valid
+ *   body of its size (reference-deployment §9).
  * Unknown keys include `__proto__`, `constructor` and `prototype`: only declared keys are
- * copied to the output, so none of them can reach a prototype. Its checks run through
- * `strictObjectRunner` (valibot's steps, with the entries read once).
+ * copied to the output, so none of them can reach a prototype. The declared fields are
+ * checked by `strictObjectRunner` (valibot's steps, with the entries read once).
  */
 export function strict<const TEntries extends v.ObjectEntries>(entries: TEntries): v.StrictObjectSchema<TEntries, undefined> {
   const schema = v.strictObject(entries);
   const run = strictObjectRunner(schema as never);
+  const declared = Object.keys(entries);
   const guarded: Run = function (this: unknown, dataset, config) {
     const input = dataset.value;
     // Run the object check on `null` so the type issue has valibot's usual shape.
     if (!isPlainObject(input)) return run.call(this, { value: null }, config);
-    const result = run.call(this, dataset, config);
-    reportEveryUnknownKey(result, input, entries);
+    let unknown: string[] | undefined;
+    for (const key in input) {
+      if (Object.hasOwn(entries, key)) continue;
+      (unknown ??= []).push(key);
+      if (unknown.length === MAX_FIELD_ERRORS || config.abortEarly) break;
+    }
+    if (unknown === undefined) return run.call(this, dataset, config);
+    // The runner sees the declared keys only, so its own key scan is cheap and finds none.
+    const result = run.call(this, { value: declaredPart(input, declared) }, config);
+    if (!(config.abortEarly && result.issues)) reportUnknownKeys(result, input, unknown, config);
     return result;
   };
   return Object.assign(schema, { '~run': guarded }) as v.StrictObjectSchema<TEntries, undefined>;
 }
 
-function reportEveryUnknownKey(dataset: v.OutputDataset<unknown, v.BaseIssue<unknown>>, input: Record<string, unknown>, entries: v.ObjectEntries): void {
-  const issues = dataset.issues as v.BaseIssue<unknown>[] | undefined;
-  const first = issues?.find((issue) => issue.expected === 'never' && issue.path?.length === 1 && issue.path[0]!.input === input);
-  if (issues === undefined || first === undefined) return; // abortEarly stopped before the key check
-  const firstItem = first.path![0]!;
-  for (const key of Object.keys(input)) {
-    if (Object.hasOwn(entries, key) || key === firstItem.key) continue;
-    const path: [v.IssuePathItem] = [{ ...firstItem, key, value: input[key] } as v.IssuePathItem];
-    issues.push({ ...first, input: key, received: JSON.stringify(key), path });
+/** The declared keys `input` has as its own, in a plain object. */
+function declaredPart(input: Record<string, unknown>, declared: readonly string[]): Record<string, unknown> {
+  const part: Record<string, unknown> = {};
+  for (const key of declared) if (Object.hasOwn(input, key)) part[key] = input[key];
+  return part;
+}
+
+/** One `extra_forbidden` issue per unknown key (valibot's strict-object key issue, as `toFieldErrors` reads it). */
+function reportUnknownKeys(dataset: v.OutputDataset<unknown, v.BaseIssue<unknown>>, input: Record<string, unknown>, unknown: readonly string[], config: v.Config<v.BaseIssue<unknown>>): void {
+  const issues = (dataset.issues ?? []) as v.BaseIssue<unknown>[];
+  for (const key of unknown) {
+    const received = JSON.stringify(key);
+    issues.push({
+      kind: 'schema',
+      type: 'strict_object',
+      input: key,
+      expected: 'never',
+      received,
+      message: `Invalid key: Expected never but received ${received}`,
+      path: [{ type: 'object', origin: 'key', input, key, value: input[key] }],
+      lang: config.lang,
+      abortEarly: config.abortEarly,
+      abortPipeEarly: config.abortPipeEarly,
+    } as v.BaseIssue<unknown>);
   }
+  (dataset as { issues?: unknown; typed: boolean }).issues = issues;
+  (dataset as { typed: boolean }).typed = false;
 }
 
 /** Optional field whose absence and explicit `null` both mean "unset": echoed as `null`. */

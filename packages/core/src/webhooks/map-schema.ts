@@ -8,7 +8,8 @@
 import * as v from 'valibot';
 import { pipe } from '../schemas/pipe.js';
 import { MSG, pydantic, valueError } from '../schemas/messages.js';
-import { isPlainObject, objectItem, orNull, strict } from '../schemas/primitives.js';
+import { objectItem, orNull, strict } from '../schemas/primitives.js';
+import { ownRecord } from '../schemas/record.js';
 import { withDefault } from '../schemas/widgets/common.js';
 import { ACTION_ID_PATTERN } from '../schemas/widgets/switchboard.js';
 import { checkWebhookUrl, type AddressPolicy, type UrlRefusal } from './address-guard.js';
@@ -113,21 +114,9 @@ function webhookUrl(policy: AddressPolicy) {
   );
 }
 
-/**
- * `v.record` that refuses arrays (valibot takes `[...]` as an object with keys `"0"`, …),
- * reporting them as `dict_type` like any other non-object.
- */
-function plainRecord<const TKey extends v.GenericSchema<string, string>, const TValue extends v.GenericSchema>(key: TKey, value: TValue): v.RecordSchema<TKey, TValue, undefined> {
-  const schema = v.record(key, value);
-  const run = schema['~run'];
-  const guarded: typeof run = function (this: unknown, dataset, config) {
-    return run.call(this, isPlainObject(dataset.value) ? dataset : { value: null }, config);
-  };
-  return Object.assign(schema, { '~run': guarded });
-}
-
-const webhookHeaders = pipe(
-  plainRecord(v.string(), v.string()),
+const webhookHeaders = ownRecord(
+  v.string(),
+  v.string(),
   v.rawCheck(checkHeaders),
   v.description(`Extra request headers, at most ${WEBHOOK_HEADERS_MAX_BYTES} bytes in total.`),
 );
@@ -158,10 +147,7 @@ function webhookMapRequest(policy: AddressPolicy) {
   return {
     entry,
     map: strict({
-      webhooks: pipe(
-        plainRecord(pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry),
-        v.maxEntries(WEBHOOK_MAP_MAX_ENTRIES, MESSAGES.tooMany),
-      ),
+      webhooks: ownRecord(pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry, v.maxEntries(WEBHOOK_MAP_MAX_ENTRIES, MESSAGES.tooMany)),
     }),
   };
 }

@@ -131,6 +131,7 @@ describe('components follow the validators', () => {
     expect(component('SwitchboardWidgetContent', 'Input').properties.actions).toMatchObject({ minItems: 1, maxItems: 8 });
     expect(component('SwitchboardPicture', 'Input').properties.url).toMatchObject({ maxLength: 256, pattern: '^https://' });
     expect(component('BudgetTotal', 'Input').properties.budget.anyOf[0]).toEqual({ type: 'number', exclusiveMinimum: 0 });
+    expect(component('PressReport', 'Input').properties.request_id).toEqual({ type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
   });
 
   it('unions are oneOf over the named branches', () => {

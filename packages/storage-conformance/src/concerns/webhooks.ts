@@ -109,4 +109,43 @@ export function webhookTests(get: GetHandles): void {
     expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
   });
+
+  // reference-deployment §9: these are valid action ids and header names, stored like any other.
+  it('keys and header names __proto__, constructor and prototype round-trip as own keys, in order', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    // Built by JSON.parse, as a request body is: `__proto__` is a plain own key there.
+    const text =
+      '{"__proto__":{"url":"https://example.com/p","headers":{"__proto__":"v1","constructor":"v2","prototype":"v3"}},' +
+      '"constructor":{"url":"https://example.com/c","headers":{"__proto__":"v4"}},"prototype":{"url":"https://example.com/t"},"*":{"url":"https://example.com/a"}}';
+    expect(await storage.setWebhookMap(account.id, widget.slug, JSON.parse(text) as Record<string, unknown>)).toBe(true);
+    const read = await storage.getWebhookMap(account.id, widget.slug);
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(Object.keys(read!)).toEqual(['__proto__', 'constructor', 'prototype', '*']);
+    expect(JSON.stringify(read)).toBe(JSON.stringify(JSON.parse(text)));
+    const proto = Object.getOwnPropertyDescriptor(read, '__proto__')?.value as { headers: Record<string, string> };
+    expect(Object.keys(proto.headers)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(Object.getOwnPropertyDescriptor(proto.headers, '__proto__')?.value).toBe('v1');
+    expect(({} as Record<string, unknown>).url).toBeUndefined(); // nothing reached Object.prototype
+  });
+
+  it('claims and outcomes of entries named __proto__, constructor and prototype are their own', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    const event = randomUUID();
+    for (const key of ['__proto__', 'constructor', 'prototype', '*']) {
+      expect(await storage.claimWebhookDelivery(event, key, { instanceId: 'instance-a', now: T0, expiresAt: T0 + 5_000 })).toBe(true);
+      expect(await storage.claimWebhookDelivery(event, key, { instanceId: 'instance-a', now: T0, expiresAt: T0 + 5_000 })).toBe(false);
+    }
+    const t = (s: number) => new Date(T0 + s * 1_000).toISOString();
+    await storage.recordWebhookOutcome(account.id, widget.slug, '__proto__', { outcome: 'success', at: t(1) });
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'constructor', { outcome: 'failure', at: t(2) });
+    const outcomes = await storage.getWebhookOutcomes(account.id, widget.slug);
+    expect(Object.getPrototypeOf(outcomes)).toBe(Object.prototype);
+    expect(Object.keys(outcomes).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(outcomes, '__proto__')?.value).toEqual({ lastSuccessAt: t(1), lastFailureAt: null });
+    expect(Object.getOwnPropertyDescriptor(outcomes, 'constructor')?.value).toEqual({ lastSuccessAt: null, lastFailureAt: t(2) });
+  });
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { between, orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
+import { list } from '../list.js';
 
 /** One device of the `battery` widget; `level` is a percentage (fractions allowed). */
 export const BatteryDevice = strict({
@@ -13,7 +13,7 @@ export const BatteryDevice = strict({
 
 export const batteryWidgetSchema = strict({
   ...widgetFields('battery'),
-  devices: pipe(v.array(BatteryDevice), v.minLength(1), v.maxLength(8)),
+  devices: list(BatteryDevice, { min: 1, max: 8 }),
 });
 
 export type BatteryWidgetInput = v.InferInput<typeof batteryWidgetSchema>;

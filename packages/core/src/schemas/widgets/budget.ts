@@ -4,6 +4,7 @@ import { iconField, Value } from '../blocks.js';
 import { Color } from '../enums.js';
 import { atLeast, greaterThan, orNull, strict, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
+import { list } from '../list.js';
 
 /** `budget: null` means spending only (no budget to compare with). */
 export const BudgetTotal = strict({
@@ -25,7 +26,7 @@ export const BudgetDisplay = v.picklist(['remaining', 'spent']);
 export const budgetWidgetSchema = strict({
   ...widgetFields('budget'),
   total: BudgetTotal,
-  categories: orNull(pipe(v.array(BudgetCategory), v.maxLength(6))),
+  categories: orNull(list(BudgetCategory, { max: 6 })),
   // ISO 4217 alphabetic code.
   currency: pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
   display: withDefault(BudgetDisplay, 'remaining'),

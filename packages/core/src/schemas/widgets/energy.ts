@@ -5,6 +5,7 @@ import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
 import { atLeast, between, finiteNumber, orNull, strict, text } from '../primitives.js';
 import { widgetFields } from './common.js';
+import { list } from '../list.js';
 
 /** A producer; `name` null means solar. Power in W, `today` in kWh. */
 export const EnergySource = strict({
@@ -35,7 +36,7 @@ export const HomeNode = strict({
 export const energyWidgetSchema = pipe(
   strict({
     ...widgetFields('energy'),
-    sources: orNull(pipe(v.array(EnergySource), v.maxLength(3))),
+    sources: orNull(list(EnergySource, { max: 3 })),
     grid: orNull(GridNode),
     battery: orNull(BatteryNode),
     home: orNull(HomeNode),

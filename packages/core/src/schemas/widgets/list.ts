@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { Value } from '../blocks.js';
 import { orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields } from './common.js';
+import { list } from '../list.js';
 
 export const ListRow = strict({
   label: textBetween(1, 64),
@@ -12,7 +12,7 @@ export const ListRow = strict({
 
 export const listWidgetSchema = strict({
   ...widgetFields('list'),
-  rows: pipe(v.array(ListRow), v.minLength(1), v.maxLength(6)),
+  rows: list(ListRow, { min: 1, max: 6 }),
 });
 
 export type ListWidgetInput = v.InferInput<typeof listWidgetSchema>;

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { valueError } from '../messages.js';
 import { arrayItem, finiteNumber, objectItem, orNull, strict, text, timestamp } from '../primitives.js';
 import { parseTimestamp } from '../timestamp.js';
 import { widgetFields } from './common.js';
+import { list } from '../list.js';
 
 export const PriceLevel = v.picklist(['low', 'medium', 'high']);
 
@@ -31,7 +31,7 @@ function startsStrictlyIncrease({ dataset, addIssue }: v.RawCheckContext<v.Infer
 
 export const pricesWidgetSchema = strict({
   ...widgetFields('prices'),
-  entries: pipe(v.array(PriceEntry), v.minLength(1), v.maxLength(48), v.rawCheck(startsStrictlyIncrease)),
+  entries: list(PriceEntry, { min: 1, max: 48 }, v.rawCheck(startsStrictlyIncrease)),
   unit: orNull(text(16)),
 });
 

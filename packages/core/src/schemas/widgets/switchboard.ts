@@ -5,6 +5,7 @@ import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
 import { arrayItem, httpsUrl, objectItem, orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
+import { list } from '../list.js';
 
 /** Also the pattern of webhook map keys (besides `*`). */
 export const ACTION_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -81,7 +82,7 @@ function idsAreUnique<TAction extends { id: string }>({ dataset, addIssue }: v.R
 export const switchboardWidgetSchema = strict({
   ...widgetFields('switchboard'),
   // At most 8: the webhook map holds eight actions plus the default entry.
-  actions: pipe(v.array(SwitchboardAction), v.minLength(1), v.maxLength(8), v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>)),
+  actions: list(SwitchboardAction, { min: 1, max: 8 }, v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>)),
   title: orNull(text(32)),
   subtitle: orNull(text(64)),
   gradient: orNull(SwitchboardGradient),
