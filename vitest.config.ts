@@ -15,7 +15,7 @@ export default defineConfig({
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
       { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },
-      { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
+      { find: /^@tilecast\/storage-conformance$/, replacement: src('./packages/storage-conformance/src/index.ts') },
       { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
       { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
       { find: /^@tilecast\/simulator$/, replacement: src('./packages/simulator/src/index.ts') },

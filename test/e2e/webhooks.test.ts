@@ -83,8 +83,8 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
 
   it('GET shows last_success_at and last_failure_at per entry', async () => {
     await put('lights', { webhooks: { hall: entry(), '*': entry() } });
-    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', 'success', '2026-11-22T12:00:01.000Z');
-    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', 'failure', '2026-11-22T12:00:02.000Z');
+    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', { outcome: 'success', at: '2026-11-22T12:00:01.000Z' });
+    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', { outcome: 'failure', at: '2026-11-22T12:00:02.000Z' });
     const { body } = await get('lights');
     expect(body.webhooks.hall).toMatchObject({ last_success_at: '2026-11-22T12:00:01.000Z', last_failure_at: '2026-11-22T12:00:02.000Z' });
     expect(body.webhooks['*']).toMatchObject({ last_success_at: null, last_failure_at: null });

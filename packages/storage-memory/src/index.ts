@@ -79,7 +79,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...pressMethods(state),
     ...throttleMethods(state),
     ...webhookMethods(state),
-    async purgeExpired(now, batch) {
+    async purgeExpired({ now, batch }) {
       return purgeExpired(state, now, batch);
     },
     stats: () => stats(state),

@@ -147,7 +147,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...throttleMethods(ctx),
       ...webhookMethods(ctx),
     }),
-    async purgeExpired(now, batch) {
+    async purgeExpired({ now, batch }) {
       return purgeExpired(ctx, now, batch);
     },
     schema,

@@ -3,7 +3,7 @@
  * rules header of `storage.ts`), the records it keeps, and the helpers every store shares
  * so that both stores answer alike.
  */
-export type { Storage } from './storage.js';
+export type * from './storage.js';
 export type * from './records.js';
 export type { PressTarget } from './press-target.js';
 export { writeRefusal } from './write-guard.js';

@@ -24,7 +24,7 @@ export function eventTests(get: GetHandles): void {
     expect(positions).toEqual([1, 2, 1, 3, 2, 3, 4]);
     expect(await storage.lastEventPosition(a)).toBe(3);
     expect(await storage.lastEventPosition(b)).toBe(4);
-    expect((await storage.readEvents(a, 0, T0, 100)).map((e) => e.position)).toEqual([1, 2, 3]);
+    expect((await storage.readEvents(a, { after: 0, now: T0, limit: 100 })).map((e) => e.position)).toEqual([1, 2, 3]);
   });
 
   it('readEvents returns events after a position, in order, at most limit, never another account\'s', async () => {
@@ -36,15 +36,15 @@ export function eventTests(get: GetHandles): void {
       appended.push(await storage.appendEvent(account, newEvent(LATER, { subject: `widget/w${i}` })));
       await storage.appendEvent(neighbour, newEvent(LATER));
     }
-    expect(await storage.readEvents(account, 0, T0, 100)).toEqual(appended);
-    expect(await storage.readEvents(account, 2, T0, 100)).toEqual(appended.slice(2));
-    expect(await storage.readEvents(account, 0, T0, 2)).toEqual(appended.slice(0, 2));
-    expect(await storage.readEvents(account, 3, T0, 2)).toEqual(appended.slice(3, 5));
-    expect(await storage.readEvents(account, 6, T0, 100)).toEqual([]);
-    expect(await storage.readEvents(account, 600, T0, 100)).toEqual([]);
-    expect(await storage.readEvents(uid('acct'), 0, T0, 100)).toEqual([]);
+    expect(await storage.readEvents(account, { after: 0, now: T0, limit: 100 })).toEqual(appended);
+    expect(await storage.readEvents(account, { after: 2, now: T0, limit: 100 })).toEqual(appended.slice(2));
+    expect(await storage.readEvents(account, { after: 0, now: T0, limit: 2 })).toEqual(appended.slice(0, 2));
+    expect(await storage.readEvents(account, { after: 3, now: T0, limit: 2 })).toEqual(appended.slice(3, 5));
+    expect(await storage.readEvents(account, { after: 6, now: T0, limit: 100 })).toEqual([]);
+    expect(await storage.readEvents(account, { after: 600, now: T0, limit: 100 })).toEqual([]);
+    expect(await storage.readEvents(uid('acct'), { after: 0, now: T0, limit: 100 })).toEqual([]);
     const ids = new Set(appended.map((e) => e.id));
-    expect((await storage.readEvents(neighbour, 0, T0, 100)).some((e) => ids.has(e.id))).toBe(false);
+    expect((await storage.readEvents(neighbour, { after: 0, now: T0, limit: 100 })).some((e) => ids.has(e.id))).toBe(false);
   });
 
   it('readEvents skips expired events: an event is readable while expiresAt > now', async () => {
@@ -53,11 +53,11 @@ export function eventTests(get: GetHandles): void {
     const short = await storage.appendEvent(account, newEvent(T0 + 5_000));
     const long = await storage.appendEvent(account, newEvent(T0 + 60_000));
     const shortAgain = await storage.appendEvent(account, newEvent(T0 + 5_000));
-    expect(await storage.readEvents(account, 0, T0 + 4_999, 10)).toEqual([short, long, shortAgain]);
-    expect(await storage.readEvents(account, 0, T0 + 5_000, 10)).toEqual([long]);
-    expect(await storage.readEvents(account, 0, T0 + 60_000, 10)).toEqual([]);
+    expect(await storage.readEvents(account, { after: 0, now: T0 + 4_999, limit: 10 })).toEqual([short, long, shortAgain]);
+    expect(await storage.readEvents(account, { after: 0, now: T0 + 5_000, limit: 10 })).toEqual([long]);
+    expect(await storage.readEvents(account, { after: 0, now: T0 + 60_000, limit: 10 })).toEqual([]);
     // `limit` counts returned events, not skipped ones.
-    expect(await storage.readEvents(account, 0, T0 + 5_000, 1)).toEqual([long]);
+    expect(await storage.readEvents(account, { after: 0, now: T0 + 5_000, limit: 1 })).toEqual([long]);
     // Expiry never frees or reuses a position.
     expect(await storage.lastEventPosition(account)).toBe(3);
     expect((await storage.appendEvent(account, newEvent(LATER))).position).toBe(4);
@@ -75,7 +75,7 @@ export function eventTests(get: GetHandles): void {
     };
     const event = newEvent(LATER, { envelope, subject: 'widget/a/b', type: 'widget.pressed' });
     await storage.appendEvent(account, event);
-    expect(await storage.readEvents(account, 0, T0, 1)).toEqual([{ ...event, position: 1 }]);
+    expect(await storage.readEvents(account, { after: 0, now: T0, limit: 1 })).toEqual([{ ...event, position: 1 }]);
   });
 
   it('concurrent appends from two handles get distinct, contiguous positions', async () => {
@@ -85,7 +85,7 @@ export function eventTests(get: GetHandles): void {
     const stored = await Promise.all(events.map((event, i) => either(handles, i).appendEvent(account, event)));
     expect(stored.map((e) => e.position).sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     for (const [i, event] of events.entries()) expect(stored[i]).toEqual({ ...event, position: stored[i]!.position });
-    const read = await handles.peer.readEvents(account, 0, T0, 1_000);
+    const read = await handles.peer.readEvents(account, { after: 0, now: T0, limit: 1_000 });
     expect(read.map((e) => e.position)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(new Set(read.map((e) => e.id))).toEqual(new Set(events.map((e) => e.id)));
     expect(await handles.storage.lastEventPosition(account)).toBe(100);

@@ -46,11 +46,11 @@ export function webhookTests(get: GetHandles): void {
   it('claimWebhookDelivery: true for the first claim of an (event, entry) pair only', async () => {
     const { storage } = get();
     const event = randomUUID();
-    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-a', T0, T0 + 5_000)).toBe(true);
-    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-a', T0 + 1, T0 + 5_000)).toBe(false);
-    expect(await storage.claimWebhookDelivery(event, 'lights', 'instance-b', T0 + 2, T0 + 5_000)).toBe(false);
-    expect(await storage.claimWebhookDelivery(event, '*', 'instance-b', T0, T0 + 5_000)).toBe(true);
-    expect(await storage.claimWebhookDelivery(randomUUID(), 'lights', 'instance-b', T0, T0 + 5_000)).toBe(true);
+    expect(await storage.claimWebhookDelivery(event, 'lights', { instanceId: 'instance-a', now: T0, expiresAt: T0 + 5_000 })).toBe(true);
+    expect(await storage.claimWebhookDelivery(event, 'lights', { instanceId: 'instance-a', now: T0 + 1, expiresAt: T0 + 5_000 })).toBe(false);
+    expect(await storage.claimWebhookDelivery(event, 'lights', { instanceId: 'instance-b', now: T0 + 2, expiresAt: T0 + 5_000 })).toBe(false);
+    expect(await storage.claimWebhookDelivery(event, '*', { instanceId: 'instance-b', now: T0, expiresAt: T0 + 5_000 })).toBe(true);
+    expect(await storage.claimWebhookDelivery(randomUUID(), 'lights', { instanceId: 'instance-b', now: T0, expiresAt: T0 + 5_000 })).toBe(true);
   });
 
   it('concurrent claims from two handles and many instance ids: exactly one winner', async () => {
@@ -58,7 +58,7 @@ export function webhookTests(get: GetHandles): void {
     const event = randomUUID();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        either(handles, i).claimWebhookDelivery(event, 'lights', `instance-${i % 3}`, T0, T0 + 5_000),
+        either(handles, i).claimWebhookDelivery(event, 'lights', { instanceId: `instance-${i % 3}`, now: T0, expiresAt: T0 + 5_000 }),
       ),
     );
     expect(count(results, (r) => r)).toBe(1);
@@ -71,13 +71,13 @@ export function webhookTests(get: GetHandles): void {
     await storage.setWebhookMap(account.id, widget.slug, map(4));
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
     const t = (s: number) => new Date(T0 + s * 1_000).toISOString();
-    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'success', t(1));
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', { outcome: 'success', at: t(1) });
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({
       lights: { lastSuccessAt: t(1), lastFailureAt: null },
     });
-    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'failure', t(2));
-    await storage.recordWebhookOutcome(account.id, widget.slug, '*', 'failure', t(3));
-    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', 'success', t(4));
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', { outcome: 'failure', at: t(2) });
+    await storage.recordWebhookOutcome(account.id, widget.slug, '*', { outcome: 'failure', at: t(3) });
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'lights', { outcome: 'success', at: t(4) });
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({
       lights: { lastSuccessAt: t(4), lastFailureAt: t(2) },
       '*': { lastSuccessAt: null, lastFailureAt: t(3) },
@@ -91,7 +91,7 @@ export function webhookTests(get: GetHandles): void {
     const { storage } = get();
     const account = await newAccount(storage);
     const slug = uid('missing');
-    await storage.recordWebhookOutcome(account.id, slug, '*', 'success', new Date(T0).toISOString());
+    await storage.recordWebhookOutcome(account.id, slug, '*', { outcome: 'success', at: new Date(T0).toISOString() });
     expect(await storage.getWebhookOutcomes(account.id, slug)).toEqual({});
     expect(await storage.getWidget(account.id, slug)).toBeNull();
   });
@@ -101,7 +101,7 @@ export function webhookTests(get: GetHandles): void {
     const account = await newAccount(storage);
     const widget = await newWidget(storage, account.id);
     await storage.setWebhookMap(account.id, widget.slug, map(5));
-    await storage.recordWebhookOutcome(account.id, widget.slug, '*', 'success', new Date(T0).toISOString());
+    await storage.recordWebhookOutcome(account.id, widget.slug, '*', { outcome: 'success', at: new Date(T0).toISOString() });
     expect(await storage.deleteWidget(account.id, widget.slug)).toBe(true);
     expect(await storage.getWebhookMap(account.id, widget.slug)).toBeNull();
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
@@ -136,12 +136,12 @@ export function webhookTests(get: GetHandles): void {
     const widget = await newWidget(storage, account.id);
     const event = randomUUID();
     for (const key of ['__proto__', 'constructor', 'prototype', '*']) {
-      expect(await storage.claimWebhookDelivery(event, key, 'instance-a', T0, T0 + 5_000)).toBe(true);
-      expect(await storage.claimWebhookDelivery(event, key, 'instance-a', T0, T0 + 5_000)).toBe(false);
+      expect(await storage.claimWebhookDelivery(event, key, { instanceId: 'instance-a', now: T0, expiresAt: T0 + 5_000 })).toBe(true);
+      expect(await storage.claimWebhookDelivery(event, key, { instanceId: 'instance-a', now: T0, expiresAt: T0 + 5_000 })).toBe(false);
     }
     const t = (s: number) => new Date(T0 + s * 1_000).toISOString();
-    await storage.recordWebhookOutcome(account.id, widget.slug, '__proto__', 'success', t(1));
-    await storage.recordWebhookOutcome(account.id, widget.slug, 'constructor', 'failure', t(2));
+    await storage.recordWebhookOutcome(account.id, widget.slug, '__proto__', { outcome: 'success', at: t(1) });
+    await storage.recordWebhookOutcome(account.id, widget.slug, 'constructor', { outcome: 'failure', at: t(2) });
     const outcomes = await storage.getWebhookOutcomes(account.id, widget.slug);
     expect(Object.getPrototypeOf(outcomes)).toBe(Object.prototype);
     expect(Object.keys(outcomes).sort()).toEqual(['__proto__', 'constructor']);

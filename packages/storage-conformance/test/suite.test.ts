@@ -1,4 +1,4 @@
-import { runStorageConformance, storageConcerns } from '@tilecast/conformance';
+import { runStorageConformance, storageConcerns } from '@tilecast/storage-conformance';
 import { describe, expect, it } from 'vitest';
 
 const neverBuilt = () => {
@@ -7,6 +7,7 @@ const neverBuilt = () => {
 
 describe('runStorageConformance options', () => {
   it('refuses an unknown concern in skip (a typo must not silently run or skip anything)', () => {
+    // @ts-expect-error: `skip` is keyed by concern, so a typo is a type error too.
     expect(() => runStorageConformance({ name: 'x', create: neverBuilt, skip: { acounts: 'typo' } })).toThrow(
       'unknown concern "acounts"',
     );

@@ -117,18 +117,18 @@ export function unholdableValueTests(get: GetHandles): void {
     const { storage } = get();
     const account = await newAccount(storage);
     const lease = uid('lease');
-    expect(await storage.acquireStreamLease(account.id, lease, 4, T0, 60_000)).toBe(true);
+    expect(await storage.acquireStreamLease(account.id, lease, { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
     for (const bad of UNHOLDABLE) {
-      expect(await storage.readEvents(bad, 0, T0, 10)).toEqual([]);
+      expect(await storage.readEvents(bad, { after: 0, now: T0, limit: 10 })).toEqual([]);
       expect(await storage.lastEventPosition(bad)).toBe(0);
-      expect(await storage.renewStreamLease(bad, lease, T0, 60_000)).toBe(false);
-      expect(await storage.renewStreamLease(account.id, lease + bad, T0, 60_000)).toBe(false);
+      expect(await storage.renewStreamLease(bad, lease, { now: T0, ttlMs: 60_000 })).toBe(false);
+      expect(await storage.renewStreamLease(account.id, lease + bad, { now: T0, ttlMs: 60_000 })).toBe(false);
       await expect(storage.releaseStreamLease(bad, lease)).resolves.toBeUndefined();
       await expect(storage.releaseStreamLease(account.id, bad)).resolves.toBeUndefined();
       expect(await storage.listRecentPressers(bad, T0)).toEqual([]);
-      expect(await storage.claimTrailingPush(bad, T0, 1_000)).toBe(false);
+      expect(await storage.claimTrailingPush(bad, { now: T0, windowMs: 1_000 })).toBe(false);
     }
-    expect(await storage.renewStreamLease(account.id, lease, T0, 60_000)).toBe(true);
+    expect(await storage.renewStreamLease(account.id, lease, { now: T0, ttlMs: 60_000 })).toBe(true);
   });
 
   it('webhooks: maps and outcomes of such a slug are absent', async () => {
@@ -141,7 +141,7 @@ export function unholdableValueTests(get: GetHandles): void {
       expect(await storage.setWebhookMap(account.id, bad, { '*': { url: 'https://example.com/' } })).toBe(false);
       expect(await storage.setWebhookMap(bad, widget.slug, {})).toBe(false);
       expect(await storage.getWebhookOutcomes(account.id, bad)).toEqual({});
-      await expect(storage.recordWebhookOutcome(account.id, bad, '*', 'success', new Date(T0).toISOString())).resolves.toBeUndefined();
+      await expect(storage.recordWebhookOutcome(account.id, bad, '*', { outcome: 'success', at: new Date(T0).toISOString() })).resolves.toBeUndefined();
     }
     expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
   });
@@ -166,20 +166,20 @@ export function unholdableValueTests(get: GetHandles): void {
         ['upsertDevice account', () => storage.upsertDevice({ id: uid('dev'), accountId: bad, tokenHash: randomHash() })],
         ['upsertDevice token hash', () => storage.upsertDevice({ ...device, tokenHash: bad })],
         ['appendEvent', () => storage.appendEvent(bad, newEvent(T0 + 60_000))],
-        ['acquireStreamLease account', () => storage.acquireStreamLease(bad, uid('lease'), 4, T0, 60_000)],
-        ['acquireStreamLease lease', () => storage.acquireStreamLease(account.id, bad, 4, T0, 60_000)],
+        ['acquireStreamLease account', () => storage.acquireStreamLease(bad, uid('lease'), { max: 4, now: T0, ttlMs: 60_000 })],
+        ['acquireStreamLease lease', () => storage.acquireStreamLease(account.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
         ['admitPress key', () => storage.admitPress(admission({ key: bad, accountId: account.id }))],
         ['admitPress account', () => storage.admitPress(admission({ accountId: bad }))],
         ['admitPress bucket', () => storage.admitPress(admission({ accountId: account.id, rules: [{ key: bad, capacity: 8, refillMs: 1_000 }] }))],
         ['admitPress note', () => storage.admitPress(admission({ accountId: account.id, note: { widgetKey: bad, deviceId: device.id, until: T0 + 1 } }))],
-        ['notePress widget', () => storage.notePress(bad, device.id, T0 + 1)],
-        ['notePress device', () => storage.notePress(uid('w'), bad, T0 + 1)],
-        ['claimWidgetPush', () => storage.claimWidgetPush(bad, T0, 1_000)],
-        ['claimWebhookDelivery event', () => storage.claimWebhookDelivery(bad, '*', 'i1', T0, T0 + 60_000)],
-        ['claimWebhookDelivery entry', () => storage.claimWebhookDelivery(uid('ev'), bad, 'i1', T0, T0 + 60_000)],
+        ['notePress widget', () => storage.notePress({ widgetKey: bad, deviceId: device.id, until: T0 + 1 })],
+        ['notePress device', () => storage.notePress({ widgetKey: uid('w'), deviceId: bad, until: T0 + 1 })],
+        ['claimWidgetPush', () => storage.claimWidgetPush(bad, { now: T0, windowMs: 1_000 })],
+        ['claimWebhookDelivery event', () => storage.claimWebhookDelivery(bad, '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 60_000 })],
+        ['claimWebhookDelivery entry', () => storage.claimWebhookDelivery(uid('ev'), bad, { instanceId: 'i1', now: T0, expiresAt: T0 + 60_000 })],
         ['setWebhookMap key', () => storage.setWebhookMap(account.id, widget.slug, { [bad]: { url: 'https://example.com/' } })],
         ['setWebhookMap value', () => storage.setWebhookMap(account.id, widget.slug, { '*': { url: 'https://example.com/', headers: { 'x-a': [bad] } } })],
-        ['recordWebhookOutcome entry', () => storage.recordWebhookOutcome(account.id, widget.slug, bad, 'failure', at)],
+        ['recordWebhookOutcome entry', () => storage.recordWebhookOutcome(account.id, widget.slug, bad, { outcome: 'failure', at })],
       ];
       for (const [what, call] of refusals) {
         await expect(call(), `${what} ${JSON.stringify(bad)}`).rejects.toThrow(CANNOT_HOLD);

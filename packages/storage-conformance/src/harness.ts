@@ -10,6 +10,7 @@ import type {
   WidgetRecord,
 } from '@tilecast/core/storage';
 import { afterAll, beforeAll } from 'vitest';
+import type { StorageConcern } from './registry.js';
 
 export interface StorageConformanceOptions {
   /** Shown in the suite's title, e.g. `memory` or `postgres`. */
@@ -24,8 +25,11 @@ export interface StorageConformanceOptions {
   createPeer?: (storage: Storage) => Promise<Storage> | Storage;
   /** Releases a store (and, separately, its peer when it is another object). Default: `close()`. */
   cleanup?: (storage: Storage) => Promise<void>;
-  /** Concerns not run, each with the written reason shown in the skipped test's title. */
-  skip?: Partial<Record<string, string>>;
+  /**
+   * Concerns not run, each with the written reason shown in the skipped test's title, e.g.
+   * `{ activityQuota: 'one connection only' }`. An unknown id or an empty reason throws.
+   */
+  skip?: Partial<Record<StorageConcern, string>>;
 }
 
 export interface Handles {

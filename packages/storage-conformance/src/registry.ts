@@ -1,4 +1,3 @@
-import { describe, it } from 'vitest';
 import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
@@ -19,9 +18,7 @@ import { webhookTests } from './concerns/webhooks.js';
 import { widgetThrottleTests } from './concerns/widget-throttle.js';
 import { widgetTests } from './concerns/widgets.js';
 import { writeGuardTests } from './concerns/write-guards.js';
-import { type GetHandles, type StorageConformanceOptions, useHandles } from './harness.js';
-
-export type { GetHandles, Handles, StorageConformanceOptions } from './harness.js';
+import type { GetHandles } from './harness.js';
 
 /** The concerns of the suite, by the id used in `skip`. */
 export const storageConcerns = {
@@ -47,37 +44,6 @@ export const storageConcerns = {
   seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
+/** A concern's id, as `skip` takes it. */
 export type StorageConcern = keyof typeof storageConcerns;
 
-/**
- * Declares the shared `Storage` conformance suite (vitest `describe`/`it`): one `describe`
- * per concern, each on its own store from `options.create()`. Tests use random ids and
- * explicit times, so they need no cleanup and may share one database.
- *
- * A concern listed in `options.skip` is reported as a skipped test whose title carries the
- * written reason; an unknown concern id or an empty reason is an error.
- */
-export function runStorageConformance(options: StorageConformanceOptions): void {
-  const skip = options.skip ?? {};
-  for (const [concern, reason] of Object.entries(skip)) {
-    if (!(concern in storageConcerns)) {
-      throw new Error(`runStorageConformance: unknown concern "${concern}" in skip (known: ${Object.keys(storageConcerns).join(', ')})`);
-    }
-    if (typeof reason !== 'string' || reason.trim() === '') {
-      throw new Error(`runStorageConformance: skipping "${concern}" needs a written reason`);
-    }
-  }
-
-  describe(`Storage conformance: ${options.name}`, () => {
-    for (const [concern, { title, define }] of Object.entries(storageConcerns)) {
-      describe(title, () => {
-        const reason = skip[concern];
-        if (reason !== undefined) {
-          it.skip(`${concern} skipped: ${reason}`, () => {});
-          return;
-        }
-        define(useHandles(options));
-      });
-    }
-  });
-}

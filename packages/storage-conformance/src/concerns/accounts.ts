@@ -94,8 +94,8 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.shareWidget(gone.id, widget.slug, otherDevice.id)).toBe(true);
     await storage.appendEvent(gone.id, newEvent(T0 + 60_000));
     await storage.appendEvent(other.id, newEvent(T0 + 60_000));
-    expect(await storage.acquireStreamLease(gone.id, uid('lease'), 1, T0, 60_000)).toBe(true);
-    expect(await storage.acquireStreamLease(other.id, uid('lease'), 1, T0, 60_000)).toBe(true);
+    expect(await storage.acquireStreamLease(gone.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await storage.acquireStreamLease(other.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
 
     expect(await storage.deleteAccount(gone.id)).toBe(true);
 
@@ -106,15 +106,15 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.getDevice(goneDevice.id)).toBeNull();
     expect(await storage.findDeviceByTokenHash(goneDevice.tokenHash)).toBeNull();
     expect(await storage.listAccountDevices(gone.id)).toEqual([]);
-    expect(await storage.readEvents(gone.id, 0, T0, 100)).toEqual([]);
+    expect(await storage.readEvents(gone.id, { after: 0, now: T0, limit: 100 })).toEqual([]);
     // The slot held by the deleted account is free again.
-    expect(await storage.acquireStreamLease(gone.id, uid('lease'), 1, T0, 60_000)).toBe(true);
+    expect(await storage.acquireStreamLease(gone.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
 
     // The other account keeps everything of its own, minus the share naming the deleted device.
     expect(await storage.getAccount(other.id)).toEqual(other);
     expect(await storage.getDevice(otherDevice.id)).toEqual(otherDevice);
     expect(await storage.listWidgetShares(other.id, otherWidget.slug)).toEqual([otherDevice.id]);
-    expect((await storage.readEvents(other.id, 0, T0, 100)).map((e) => e.position)).toEqual([1]);
-    expect(await storage.acquireStreamLease(other.id, uid('lease'), 1, T0, 60_000)).toBe(false);
+    expect((await storage.readEvents(other.id, { after: 0, now: T0, limit: 100 })).map((e) => e.position)).toEqual([1]);
+    expect(await storage.acquireStreamLease(other.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(false);
   });
 }

@@ -76,7 +76,7 @@ export function copyTests(get: GetHandles): void {
     expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({ '*': { url: 'https://example.com/', headers: { a: 'b' } } });
 
     const at = new Date(T0).toISOString();
-    await storage.recordWebhookOutcome(account.id, widget.slug, '*', 'success', at);
+    await storage.recordWebhookOutcome(account.id, widget.slug, '*', { outcome: 'success', at });
     scribble(await storage.getWebhookOutcomes(account.id, widget.slug));
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({ '*': { lastSuccessAt: at, lastFailureAt: null } });
   });
@@ -87,7 +87,7 @@ export function copyTests(get: GetHandles): void {
     const event = newEvent(T0 + 60_000);
     const saved = structuredClone(event);
     expect(await storage.appendEvent(account, event)).toEqual({ ...saved, position: 1 });
-    scribble(await storage.readEvents(account, 0, T0, 10));
-    expect(await storage.readEvents(account, 0, T0, 10)).toEqual([{ ...saved, position: 1 }]);
+    scribble(await storage.readEvents(account, { after: 0, now: T0, limit: 10 }));
+    expect(await storage.readEvents(account, { after: 0, now: T0, limit: 10 })).toEqual([{ ...saved, position: 1 }]);
   });
 }

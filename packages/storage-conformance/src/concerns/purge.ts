@@ -11,7 +11,7 @@ const P0 = 10_000;
 const HORIZON = 1_000_000;
 
 async function drain(storage: Storage): Promise<void> {
-  for (let i = 0; i < 1_000 && (await storage.purgeExpired(HORIZON, 10_000)) > 0; i++);
+  for (let i = 0; i < 1_000 && (await storage.purgeExpired({ now: HORIZON, batch: 10_000 })) > 0; i++);
 }
 
 export function purgeTests(get: GetHandles): void {
@@ -29,27 +29,27 @@ export function purgeTests(get: GetHandles): void {
     await admitKey(storage, shortPress, randomUUID(), P0, P0 + 100);
     const longId = randomUUID();
     await admitKey(storage, longPress, longId, P0, P0 + 10_000);
-    expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(true);
-    expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 10_000)).toBe(true);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 10_000 })).toBe(true);
     const [shortEvent, longEvent] = [randomUUID(), randomUUID()];
-    expect(await storage.claimWebhookDelivery(shortEvent, '*', 'a', P0, P0 + 100)).toBe(true);
-    expect(await storage.claimWebhookDelivery(longEvent, '*', 'a', P0, P0 + 10_000)).toBe(true);
+    expect(await storage.claimWebhookDelivery(shortEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 100 })).toBe(true);
+    expect(await storage.claimWebhookDelivery(longEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 10_000 })).toBe(true);
 
-    expect(await storage.purgeExpired(P0 + 100, 100)).toBe(2 + 1 + 1 + 1);
-    expect(await storage.purgeExpired(P0 + 100, 100)).toBe(0);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(2 + 1 + 1 + 1);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(0);
 
     // Read back with an earlier `now`, at which the purged rows would still be valid:
     // only a real removal explains what follows.
-    expect(await storage.readEvents(account, 0, P0, 10)).toEqual([kept]);
+    expect(await storage.readEvents(account, { after: 0, now: P0, limit: 10 })).toEqual([kept]);
     expect(await storage.lastEventPosition(account)).toBe(3);
     expect((await storage.appendEvent(account, newEvent(P0 + 10_000))).position).toBe(4);
     const again = randomUUID();
     expect(await admitKey(storage, shortPress, again, P0, P0 + 100)).toEqual({ created: true, eventId: again });
     expect(await admitKey(storage, longPress, randomUUID(), P0, P0 + 100)).toEqual({ created: false, eventId: longId });
-    expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(true);
-    expect(await storage.acquireStreamLease(account, uid('lease'), 2, P0, 100)).toBe(false);
-    expect(await storage.claimWebhookDelivery(shortEvent, '*', 'b', P0, P0 + 100)).toBe(true);
-    expect(await storage.claimWebhookDelivery(longEvent, '*', 'b', P0, P0 + 100)).toBe(false);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(false);
+    expect(await storage.claimWebhookDelivery(shortEvent, '*', { instanceId: 'b', now: P0, expiresAt: P0 + 100 })).toBe(true);
+    expect(await storage.claimWebhookDelivery(longEvent, '*', { instanceId: 'b', now: P0, expiresAt: P0 + 100 })).toBe(false);
   });
 
   it('keeps whatever has not expired at now (expiresAt > now)', async () => {
@@ -59,16 +59,16 @@ export function purgeTests(get: GetHandles): void {
     const press = uid('press');
     const pressId = randomUUID();
     await admitKey(storage, press, pressId, P0, P0 + 100);
-    expect(await storage.acquireStreamLease(account, uid('lease'), 1, P0, 100)).toBe(true);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 1, now: P0, ttlMs: 100 })).toBe(true);
     const claimed = randomUUID();
-    await storage.claimWebhookDelivery(claimed, '*', 'a', P0, P0 + 100);
+    await storage.claimWebhookDelivery(claimed, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 100 });
 
-    expect(await storage.purgeExpired(P0 + 99, 100)).toBe(0);
+    expect(await storage.purgeExpired({ now: P0 + 99, batch: 100 })).toBe(0);
 
-    expect(await storage.readEvents(account, 0, P0 + 99, 10)).toEqual([event]);
+    expect(await storage.readEvents(account, { after: 0, now: P0 + 99, limit: 10 })).toEqual([event]);
     expect(await admitKey(storage, press, randomUUID(), P0 + 99, P0 + 200)).toEqual({ created: false, eventId: pressId });
-    expect(await storage.acquireStreamLease(account, uid('lease'), 1, P0 + 99, 100)).toBe(false);
-    expect(await storage.claimWebhookDelivery(claimed, '*', 'b', P0 + 99, P0 + 100)).toBe(false);
+    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 1, now: P0 + 99, ttlMs: 100 })).toBe(false);
+    expect(await storage.claimWebhookDelivery(claimed, '*', { instanceId: 'b', now: P0 + 99, expiresAt: P0 + 100 })).toBe(false);
   });
 
   it('removes at most batch rows of each kind per call', async () => {
@@ -76,13 +76,13 @@ export function purgeTests(get: GetHandles): void {
     const accounts = [uid('acct'), uid('acct')];
     for (let i = 0; i < 5; i++) await storage.appendEvent(accounts[i % 2]!, newEvent(P0 + 100));
     for (let i = 0; i < 5; i++) await admitKey(storage, uid('press'), randomUUID(), P0, P0 + 100);
-    for (let i = 0; i < 3; i++) expect(await storage.acquireStreamLease(accounts[0]!, uid('lease'), 10, P0, 100)).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await storage.acquireStreamLease(accounts[0]!, uid('lease'), { max: 10, now: P0, ttlMs: 100 })).toBe(true);
 
-    expect(await storage.purgeExpired(P0 + 100, 2)).toBe(2 + 2 + 2);
-    expect(await storage.purgeExpired(P0 + 100, 2)).toBe(2 + 2 + 1);
-    expect(await storage.purgeExpired(P0 + 100, 2)).toBe(1 + 1);
-    expect(await storage.purgeExpired(P0 + 100, 2)).toBe(0);
-    expect(await storage.readEvents(accounts[0]!, 0, P0, 10)).toEqual([]);
-    expect(await storage.readEvents(accounts[1]!, 0, P0, 10)).toEqual([]);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(2 + 2 + 2);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(2 + 2 + 1);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(1 + 1);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(0);
+    expect(await storage.readEvents(accounts[0]!, { after: 0, now: P0, limit: 10 })).toEqual([]);
+    expect(await storage.readEvents(accounts[1]!, { after: 0, now: P0, limit: 10 })).toEqual([]);
   });
 }

@@ -48,7 +48,7 @@ export function pressDedupTests(get: GetHandles): void {
     const press = admission({ rules: [bucket(2)] });
     const result = await storage.admitPress(press);
     expect(result).toEqual({ outcome: 'accepted', event: { ...press.event, position: 1 } });
-    expect(await peer.readEvents(press.accountId, 0, T0, 10)).toEqual([{ ...press.event, position: 1 }]);
+    expect(await peer.readEvents(press.accountId, { after: 0, now: T0, limit: 10 })).toEqual([{ ...press.event, position: 1 }]);
     expect(await peer.lastEventPosition(press.accountId)).toBe(1);
     expect(await peer.listRecentPressers(press.note.widgetKey, T0)).toEqual([press.note.deviceId]);
     // The next press of the account takes the next position; the bucket had two tokens.
@@ -95,7 +95,7 @@ export function pressDedupTests(get: GetHandles): void {
     const winner = results.find((r) => r.outcome === 'accepted')!;
     const id = winner.outcome === 'accepted' ? winner.event.id : '';
     expect(results.every((r) => (r.outcome === 'accepted' ? r.event.id : r.outcome === 'duplicate' ? r.eventId : null) === id)).toBe(true);
-    expect(await handles.storage.readEvents(accountId, 0, T0, 50)).toHaveLength(1);
+    expect(await handles.storage.readEvents(accountId, { after: 0, now: T0, limit: 50 })).toHaveLength(1);
     // Duplicates spent no tokens: 99 are left.
     expect(await takeUntilRefused(handles.peer, rules, T0)).toBe(99);
   });
