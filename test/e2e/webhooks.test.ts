@@ -28,8 +28,6 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
   const put = (slug: string, body: unknown, token = f.acme) => request(api, 'PUT', `/widget/${slug}/webhooks`, { token, body });
   const get = (slug: string, token = f.acme) => request(api, 'GET', `/widget/${slug}/webhooks`, { token });
   const del = (slug: string, token = f.acme) => request(api, 'DELETE', `/widget/${slug}/webhooks`, { token });
-  /** PUT one entry under `*` and return the reply. */
-  const putEntry = (value: unknown, key = '*') => put('lights', { webhooks: { [key]: value } });
 
   beforeEach(async () => {
     const capture = createCapturingLogger();

@@ -162,6 +162,7 @@ describe('memory storage', () => {
     }
     expect(read.polluted).toBeUndefined();
     // A copy all the way down: scribbling on it leaves the stored content as it was.
+    // biome-ignore lint/suspicious/noProto: an own `__proto__` key (JSON.parse makes one), the point of this test
     ((read.list as Record<string, Record<string, unknown>>[])[0]!.__proto__ as Record<string, unknown>).x = 2;
     expect(JSON.stringify((await storage.getWidget('a', 'w'))!.content)).toBe(text);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TokenBucketRule } from '@tilecast/core/storage';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';
 

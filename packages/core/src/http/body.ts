@@ -16,10 +16,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * and on a body the host framework already parsed.
  */
 export function readJsonBody(request: CoreRequest): Promise<unknown> {
-  return readJsonBodySized(request).then(valueOf);
+  return readJsonBodySized(request).then(valueOfRead);
 }
 
-const valueOf = (read: { value: unknown }): unknown => read.value;
+const valueOfRead = (read: { value: unknown }): unknown => read.value;
 
 /** `readJsonBody`, plus the body's size in bytes when known (a bound for size limits downstream). */
 export async function readJsonBodySized(request: CoreRequest): Promise<{ value: unknown; byteLength: number | undefined }> {

@@ -86,7 +86,7 @@ export function strictObjectRunner(schema: { entries: Record<string, EntrySchema
     }
     if (!out.issues || !config.abortEarly) {
       for (const key in input) {
-        if (!Object.prototype.hasOwnProperty.call(entries, key)) {
+        if (!Object.hasOwn(entries, key)) {
           v._addIssue(this as never, 'key', out as never, config, {
             input: key,
             expected: 'never',

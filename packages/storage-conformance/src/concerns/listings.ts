@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, content, iso, newAccount, newActivity, newDevice, newWidget, uid } from '../harness.js';
 

@@ -1,4 +1,4 @@
-import type { PushClaim } from '@tilecast/core';
+import type { PushClaim } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, count, either, uid } from '../harness.js';
 
