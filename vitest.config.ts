@@ -14,6 +14,8 @@ export default defineConfig({
       { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
       { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },
+      { find: /^@tilecast\/transport-apns\/test-double$/, replacement: src('./packages/transport-apns/src/test-double/index.ts') },
+      { find: /^@tilecast\/transport-apns$/, replacement: src('./packages/transport-apns/src/index.ts') },
       { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
       { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
       { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
