@@ -177,6 +177,23 @@ describe('transport-apns: connections and streams', () => {
 });
 
 describe('transport-apns: options', () => {
+  it('takes KeyObjects as well as PEM text, on both sides', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { createApnsTransport, createMemoryApnsRegistry } = await import('@tilecast/transport-apns');
+    const { startApnsDouble } = await import('@tilecast/transport-apns/test-double');
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    for (const key of [publicKey, privateKey]) {
+      const double = await startApnsDouble({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, publicKey: key });
+      const registry = createMemoryApnsRegistry();
+      registry.register('phone', { environment: 'production', widgets: 'ab'.repeat(32) });
+      const transport = createApnsTransport({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, signingKey: privateKey, registry, origin: double.origin, ca: double.ca });
+      await transport.pushWidget('phone', widget());
+      expect(double.received.map((g) => g.status)).toEqual([200]);
+      await transport.close();
+      await double.close();
+    }
+  });
+
   it('refuses a signing key that is not an EC P-256 private key, without echoing it', async () => {
     const { createApnsTransport, createMemoryApnsRegistry } = await import('@tilecast/transport-apns');
     const base = { teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, registry: createMemoryApnsRegistry() };

@@ -16,7 +16,7 @@ export function selfSignedCertificate(commonName = 'Tilecast APNs test double', 
     seq(oid('2.5.29.17'), octets(altNames)), // subjectAltName
   );
   const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
+  serial[0] = (serial[0]! & 0x7f) | 0x40; // positive, and minimal DER (no leading zero byte)
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))), // v3
     integer(serial),

@@ -84,7 +84,8 @@ const PROVIDER_TOKEN_MIN_RENEWAL_S = 20 * 60;
 const MAX_PAYLOAD_BYTES = 4096;
 
 export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsDouble> {
-  const publicKey = createPublicKey(options.publicKey);
+  const given = options.publicKey;
+  const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
   const { key, cert } = selfSignedCertificate();
   const server: Http2Server = createSecureServer({
