@@ -145,6 +145,8 @@ export function activityPush(activity: ActivityRecord, phase: ActivityPush['phas
     state: activity.state,
     content: activity.content,
     dismissal_delay_s: activity.dismissalDelayS,
+    template: activity.template,
+    updated_at: activity.updatedAt ?? '',
   };
 }
 
