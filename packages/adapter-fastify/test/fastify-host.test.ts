@@ -20,18 +20,22 @@ interface Host {
   hooked: string[];
   /** `METHOD path` of every request the host's preHandler hook saw. */
   preHandled: string[];
+  /** `METHOD path status` of every response the host's onResponse hook saw. */
+  responded: string[];
 }
 
 /** A host app as a user would write it, with Tilecast registered under `/tilecast`. */
 async function startHost(register: (app: FastifyInstance) => void): Promise<Host> {
   const hooked: string[] = [];
   const preHandled: string[] = [];
+  const responded: string[] = [];
   const app = Fastify({ logger: false });
   app.addHook('onRequest', async (request, reply) => {
     hooked.push(`${request.method} ${request.url}`);
     reply.header('x-host-hook', 'ran');
   });
   app.addHook('preHandler', async (request) => void preHandled.push(`${request.method} ${request.url}`));
+  app.addHook('onResponse', async (request, reply) => void responded.push(`${request.method} ${request.url} ${reply.statusCode}`));
   app.get('/health', async () => ({ ok: true }));
   app.post('/api/orders', async (request, reply) => reply.code(201).send({ order: request.body }));
   app.get('/boom', async () => {
@@ -45,7 +49,7 @@ async function startHost(register: (app: FastifyInstance) => void): Promise<Host
     void reply.code(error.statusCode ?? 500).send({ host: 'error', message: error.message });
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, url: address, hooked, preHandled };
+  return { app, url: address, hooked, preHandled, responded };
 }
 
 async function closeHost(host: Host | undefined): Promise<void> {
@@ -66,7 +70,10 @@ async function send(url: string, method: string, options: { headers?: Record<str
   return { status: response.status, headers: response.headers, body };
 }
 
-const json = (body: unknown, headers: Record<string, string> = {}) => ({ headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const json = (body: unknown, headers: Record<string, string> = {}) => ({
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 describe('Tilecast in a Fastify host app', () => {
   let host: Host | undefined;
@@ -113,14 +120,20 @@ describe('Tilecast in a Fastify host app', () => {
     });
   });
 
-  it("runs the host's onRequest hooks for Tilecast's routes and keeps the headers they set", async () => {
-    const reply = await send(`${base}/activity/build`, 'PATCH', json({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.5 } } }, auth()));
+  it("runs the host's onRequest and onResponse hooks for Tilecast's routes and keeps the headers they set", async () => {
+    const reply = await send(
+      `${base}/activity/build`,
+      'PATCH',
+      json({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.5 } } }, auth()),
+    );
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.5 } } });
     expect(reply.headers.get('x-host-hook')).toBe('ran');
     expect(host!.hooked).toContain('PATCH /tilecast/activity/build');
     // Tilecast reads the body itself, before Fastify's body phases: the preHandler hook is not run for it.
     expect(host!.preHandled).not.toContain('PATCH /tilecast/activity/build');
+    for (let i = 0; i < 100 && host!.responded.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(host!.responded).toEqual(['PATCH /tilecast/activity/build 200']);
   });
 
   it('answers PATCH with the specified statuses and bodies, in the specified order', async () => {
@@ -227,7 +240,10 @@ describe('paths under the prefix that the handler does not serve', () => {
       expect(await send(`${base}/yours`, 'POST', json({ a: 1 }))).toMatchObject({ status: 404, body: { host: 'not found' } });
       expect(await send(`${base}/`, 'GET')).toMatchObject({ status: 404, body: { host: 'not found' } });
       // Its body is not parsed on the way (Fastify would refuse this type with a 415 first).
-      expect(await send(`${base}/yours`, 'POST', { headers: { 'content-type': 'text/csv' }, body: 'a,b' })).toMatchObject({ status: 404, body: { host: 'not found' } });
+      expect(await send(`${base}/yours`, 'POST', { headers: { 'content-type': 'text/csv' }, body: 'a,b' })).toMatchObject({
+        status: 404,
+        body: { host: 'not found' },
+      });
       expect(await send(`${host.url}/after`, 'GET')).toMatchObject({ status: 200, body: { after: true } });
       expect(await send(`${host.url}/api/orders`, 'POST', json({ n: 1 }))).toMatchObject({ status: 201, body: { order: { n: 1 } } });
       expect(owning.seen).toEqual(['/mine']);
