@@ -1,28 +1,13 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+// Tests run against the sources of every workspace package, so `npm test` never depends on
+// a stale build: each package.json `exports` entry names its source under this condition
+// (the one package map; tsconfig.json sets the same `customConditions`).
+const conditions = ['@tilecast/source', 'module', 'node', 'development|production']; // then Vite's defaults for Node
 
 export default defineConfig({
-  resolve: {
-    // Tests run against the sources of every workspace package, so `npm test` never
-    // depends on a stale build.
-    alias: [
-      { find: /^@tilecast\/core\/verify$/, replacement: src('./packages/core/src/webhooks/verify.ts') },
-      { find: /^@tilecast\/core\/node$/, replacement: src('./packages/core/src/node/index.ts') },
-      { find: /^@tilecast\/core\/schemas$/, replacement: src('./packages/core/src/schemas/index.ts') },
-      { find: /^@tilecast\/core$/, replacement: src('./packages/core/src/index.ts') },
-      { find: /^@tilecast\/storage-memory$/, replacement: src('./packages/storage-memory/src/index.ts') },
-      { find: /^@tilecast\/storage-postgres$/, replacement: src('./packages/storage-postgres/src/index.ts') },
-      { find: /^@tilecast\/conformance$/, replacement: src('./packages/conformance/src/index.ts') },
-      { find: /^@tilecast\/adapter-node-http$/, replacement: src('./packages/adapter-node-http/src/index.ts') },
-      { find: /^@tilecast\/simulator\/page$/, replacement: src('./packages/simulator/src/page.ts') },
-      { find: /^@tilecast\/simulator$/, replacement: src('./packages/simulator/src/index.ts') },
-      { find: /^@tilecast\/adapter-express$/, replacement: src('./packages/adapter-express/src/index.ts') },
-      { find: /^@tilecast\/client\/sse$/, replacement: src('./packages/client/src/sse.ts') },
-      { find: /^@tilecast\/client$/, replacement: src('./packages/client/src/index.ts') },
-    ],
-  },
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // Finds a local PostgreSQL server when DATABASE_URL is unset.

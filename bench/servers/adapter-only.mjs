@@ -1,8 +1,8 @@
 // Diagnostic: pieces of the node:http adapter path with a trivial core (reads the JSON
 // body, answers a fixed JSON), against a bare server, to find what the path costs.
 // argv[2]: bare | read (adapter's body reader) | write (adapter's writer) | adapter (all).
-import { handleNodeRequest, readLimited, writeCoreResult } from '@tilecast/core/node';
-import { readJsonBody } from '@tilecast/core';
+import { handleNodeRequest, readLimited, writeCoreResult } from '@tilecast/adapter-node-http';
+import { readJsonBody } from '@tilecast/core/adapter';
 import { readBody, serve } from '../lib/serve.mjs';
 
 const mode = process.argv[2];

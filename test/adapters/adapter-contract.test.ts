@@ -11,7 +11,8 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
 import { listen, mount } from '@tilecast/adapter-node-http';
-import { readJsonBody, TilecastError, errorToResult, type CoreRequest, type CoreResult } from '@tilecast/core';
+import { TilecastError } from '@tilecast/core';
+import { readJsonBody, errorToResult, type CoreRequest, type CoreResult } from '@tilecast/core/adapter';
 
 interface Seen {
   method: string;

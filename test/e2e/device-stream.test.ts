@@ -62,6 +62,8 @@ describe.each(adapters)('GET /device/stream through %s', (adapter) => {
       ['update', 'ONGOING', 30],
       ['end', 'IDLE', 30],
     ]);
+    // Exactly the fields of reference-deployment §5 (the APNs-only fields stay out).
+    for (const p of phases) expect(Object.keys(p).sort()).toEqual(['content', 'dismissal_delay_s', 'owner', 'phase', 'slug', 'state']);
   });
 
   it('a shared widget reaches the guest phone; the owner\'s other widgets do not', async () => {

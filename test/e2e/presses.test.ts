@@ -13,7 +13,7 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
   let n = 0;
   const press = (body: Record<string, unknown>, token = f.deviceToken) =>
     request(api, 'POST', '/device/presses', { authorization: `Device ${token}`, body: { owner: 'acme', slug: 'lights', request_id: `r${n++}`, ...body } });
-  const events = () => api.storage.readEvents('acme', 0, clock.now(), 1000);
+  const events = () => api.storage.readEvents('acme', { after: 0, now: clock.now(), limit: 1000 });
 
   beforeEach(async () => {
     clock = createManualClock();

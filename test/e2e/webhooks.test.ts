@@ -28,8 +28,6 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
   const put = (slug: string, body: unknown, token = f.acme) => request(api, 'PUT', `/widget/${slug}/webhooks`, { token, body });
   const get = (slug: string, token = f.acme) => request(api, 'GET', `/widget/${slug}/webhooks`, { token });
   const del = (slug: string, token = f.acme) => request(api, 'DELETE', `/widget/${slug}/webhooks`, { token });
-  /** PUT one entry under `*` and return the reply. */
-  const putEntry = (value: unknown, key = '*') => put('lights', { webhooks: { [key]: value } });
 
   beforeEach(async () => {
     const capture = createCapturingLogger();
@@ -83,8 +81,8 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
 
   it('GET shows last_success_at and last_failure_at per entry', async () => {
     await put('lights', { webhooks: { hall: entry(), '*': entry() } });
-    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', 'success', '2026-11-22T12:00:01.000Z');
-    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', 'failure', '2026-11-22T12:00:02.000Z');
+    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', { outcome: 'success', at: '2026-11-22T12:00:01.000Z' });
+    await api.storage.recordWebhookOutcome('acme', 'lights', 'hall', { outcome: 'failure', at: '2026-11-22T12:00:02.000Z' });
     const { body } = await get('lights');
     expect(body.webhooks.hall).toMatchObject({ last_success_at: '2026-11-22T12:00:01.000Z', last_failure_at: '2026-11-22T12:00:02.000Z' });
     expect(body.webhooks['*']).toMatchObject({ last_success_at: null, last_failure_at: null });

@@ -111,6 +111,7 @@ export function likelyItem(request: RawRequest, reply: RawReply | null, found: s
   if (reply === null) return request.method === 'CONNECT' ? "issue 20 item 11 (Node's own refusals: CONNECT closes the socket)" : null;
   const nodeOwn = (reply.headers['content-type'] ?? []).length === 0 && reply.body.byteLength === 0;
   if (nodeOwn && [400, 417, 431].includes(reply.status)) return "issue 20 item 11 (Node's own refusals have empty bodies)";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for a NUL is the point
   if (reply.status >= 500 && /%00|%ED%[AB][0-9A-F]|\u0000/i.test(sent)) return 'issue 20 item 1 (a NUL or lone surrogate reaches the store)';
   if (found.some((problem) => problem.includes('field errors (at most'))) return 'issue 20 item 9 (field-error cap)';
   if (found.some((problem) => problem.includes('Authorization headers'))) return 'issue 20 item 8 (two Authorization headers)';

@@ -10,7 +10,8 @@
  * pay alike; what is compared is everything the service adds on top.
  */
 import { describe, expect, it } from 'vitest';
-import { createTilecast, type CoreRequest, type CoreResult, type Tilecast } from '@tilecast/core';
+import { createTilecast, type Tilecast } from '@tilecast/core';
+import type { CoreRequest, CoreResult } from '@tilecast/core/adapter';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { seedFixture } from '../support/fixtures.js';
 

@@ -104,7 +104,7 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     // A crashed instance: it took all four slots and never renewed nor released them.
     const dead = createPostgresStorage({ pool: admin, schema, listen: false });
     const takenAt = Date.now() - 30_000;
-    for (let i = 0; i < 4; i++) expect(await dead.acquireStreamLease('demo', `dead-${i}`, 4, takenAt, STREAM_LEASE_TTL_MS)).toBe(true);
+    for (let i = 0; i < 4; i++) expect(await dead.acquireStreamLease('demo', `dead-${i}`, { max: 4, now: takenAt, ttlMs: STREAM_LEASE_TTL_MS })).toBe(true);
     expect((await stream(a)).status).toBe(429);
     // Once the lease time (60 s) has passed since its last renewal, the slots are free.
     await admin.query(`UPDATE "${schema}".stream_leases SET expires_at = expires_at - 31000`);

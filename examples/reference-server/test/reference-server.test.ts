@@ -84,7 +84,17 @@ describe('reference server', () => {
     });
     expect(reply.status).toBe(200);
     // Loading the same seed again creates nothing and is no error.
-    await expect(server.tilecast.loadSeed(JSON.parse(await (await import('node:fs/promises')).readFile(seedPath, 'utf8')))).resolves.toBeDefined();
+    const again = await server.tilecast.loadSeed(JSON.parse(await (await import('node:fs/promises')).readFile(seedPath, 'utf8')));
+    expect(again).toEqual({
+      accounts: [
+        { id: 'acme', created: false, token: null },
+        { id: 'guest', created: false, token: null },
+      ],
+      devices: [
+        { id: 'acme-phone', account: 'acme', created: false, token: null },
+        { id: 'guest-phone', account: 'guest', created: false, token: null },
+      ],
+    });
   });
 
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {

@@ -1,14 +1,14 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { jsonDecodeError, type ServiceError } from '@tilecast/core';
-import { handleNodeRequest, type TilecastHandler } from '@tilecast/core/node';
+import { jsonDecodeError, type ServiceError } from '@tilecast/core/adapter';
+import { handleNodeRequest, type TilecastHandler } from '@tilecast/adapter-node-http';
 
-export type { TilecastHandler } from '@tilecast/core/node';
+export type { TilecastHandler } from '@tilecast/adapter-node-http';
 /**
  * For the server your app listens on: `installServerHandlers(app.listen(port), app)` gives
  * Node's own refusals (oversized headers, malformed requests, `CONNECT`) the JSON error
  * shape and sends `100 Continue` only once something reads the body (see the README).
  */
-export { installServerHandlers } from '@tilecast/core/node';
+export { installServerHandlers } from '@tilecast/adapter-node-http';
 
 /**
  * Express middleware serving Tilecast, mountable at any path:

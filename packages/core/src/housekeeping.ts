@@ -15,7 +15,7 @@ export function startHousekeeping(storage: Storage, clock: Clock, logger: Logger
   let stopped = false;
   const round = async (): Promise<void> => {
     try {
-      const removed = await storage.purgeExpired(clock.now(), PURGE_BATCH);
+      const removed = await storage.purgeExpired({ now: clock.now(), batch: PURGE_BATCH });
       if (!stopped) schedule(removed >= PURGE_BATCH ? 0 : intervalMs);
     } catch (error) {
       logger.warn('purging expired rows failed', { error: String(error) });

@@ -1,3 +1,7 @@
+/**
+ * `@tilecast/core`: what an application serving Tilecast uses. Store authors import
+ * `@tilecast/core/storage`, adapter authors `@tilecast/core/adapter`.
+ */
 export { createTilecast } from './tilecast.js';
 export { DEFAULT_PURGE_INTERVAL_MS, DEFAULT_SSE_TIMINGS } from './tilecast.js';
 export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
@@ -8,7 +12,8 @@ export { MAX_QUEUED_BYTES } from './streams/sse-session.js';
 export { MAX_EVENT_STREAMS } from './events/event-stream.js';
 export { CONFIRMATION_WINDOW_MS, EVENT_LIFETIME_MS, EVENT_TYPE } from './presses/press-intake.js';
 export { pressEventId } from './presses/event-id.js';
-export * from './errors.js';
+export { TilecastError, isTilecastError, StorageUnavailableError, isStorageUnavailable } from './errors.js';
+export type { FieldError, ServiceError } from './errors.js';
 export * from './clock.js';
 export * from './logger.js';
 export * from './management/index.js';
@@ -17,13 +22,9 @@ export { createRecordingTransport, nullTransport } from './transport/recording-t
 export type { RecordedPush, RecordingTransport } from './transport/recording-transport.js';
 export { WIDGET_PUSH_WINDOW_MS } from './services/device-fanout.js';
 export { WIDGET_CONTENT_MAX_BYTES } from './services/widgets.js';
-export * from './http/index.js';
+export { BODY_LIMIT_BYTES } from './http/body.js';
 export { buildOpenApiDocument } from './openapi/document.js';
-export type * from './storage/index.js';
-export { writeRefusal } from './storage/write-guard.js';
-export { isHoldable, refuseUnholdable, refuseUnholdableJson } from './storage/holdable.js';
-export { tokenTakes, type TokenTake } from './storage/token-takes.js';
-export { actionKindIn } from './storage/press-target.js';
-export { isoTime } from './iso-time.js';
+/** The store a Tilecast instance is given; implementing one: `@tilecast/core/storage`. */
+export type { Storage } from './storage/storage.js';
 export type * from './transport/device-transport.js';
 export * from './webhooks/index.js';

@@ -1,12 +1,7 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type AccountStore } from '@tilecast/core/storage';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';
-
-type AccountMethods = Pick<
-  Storage,
-  'upsertAccount' | 'deleteAccount' | 'getAccount' | 'findAccountByTokenHash' | 'setAccountTokenHash' | 'updateAccount'
->;
 
 /** Points `tokenHash` at `accountId`; refuses a hash that already belongs to another account. */
 function claimTokenHash(state: MemoryState, accountId: string, tokenHash: string): void {
@@ -16,7 +11,7 @@ function claimTokenHash(state: MemoryState, accountId: string, tokenHash: string
   }
 }
 
-export function accountMethods(state: MemoryState): AccountMethods {
+export function accountMethods(state: MemoryState): AccountStore {
   return {
     async upsertAccount(account) {
       refuseUnholdable('an account', account.id, account.tokenHash);

@@ -1,7 +1,5 @@
-import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
-
-type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
 function liveCount(activities: Map<string, ActivityRecord>): number {
   let live = 0;
@@ -9,7 +7,7 @@ function liveCount(activities: Map<string, ActivityRecord>): number {
   return live;
 }
 
-export function activityMethods(state: MemoryState): ActivityMethods {
+export function activityMethods(state: MemoryState): ActivityStore {
   return {
     async putActivity(definition) {
       refuseUnholdable('an activity', definition.accountId, definition.slug);

@@ -1,15 +1,16 @@
-import type { Storage } from '@tilecast/core';
+import type { AccountStore, ActivityStore, DeviceStore, SeedStore, WidgetStore } from '@tilecast/core/storage';
 import type { MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 
-type Creators = Pick<Storage, 'upsertAccount' | 'putActivity' | 'putWidget' | 'upsertDevice'>;
+/** The parts whose upserts create the records. */
+type Creators = AccountStore & ActivityStore & WidgetStore & DeviceStore;
 
 /**
  * Seed creation (reference-deployment §7): an existing record is never touched. Atomic
  * within the process: the upserts called here do all their work synchronously (no
  * `await` inside them), so nothing runs between the check and the write.
  */
-export function createIfAbsentMethod(state: MemoryState, creators: Creators): Pick<Storage, 'createIfAbsent'> {
+export function createIfAbsentMethod(state: MemoryState, creators: Creators): SeedStore {
   return {
     async createIfAbsent(record) {
       switch (record.kind) {

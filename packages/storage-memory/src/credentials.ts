@@ -1,9 +1,7 @@
-import type { Storage } from '@tilecast/core';
+import type { CredentialStore } from '@tilecast/core/storage';
 import type { MemoryState } from './state.js';
 
-type CredentialMethods = Pick<Storage, 'checkCredentials'>;
-
-export function credentialMethods(state: MemoryState): CredentialMethods {
+export function credentialMethods(state: MemoryState): CredentialStore {
   return {
     async checkCredentials({ accounts, devices }) {
       return {

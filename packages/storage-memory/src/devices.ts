@@ -1,10 +1,5 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type DeviceStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
-
-type DeviceMethods = Pick<
-  Storage,
-  'upsertDevice' | 'deleteDevice' | 'getDevice' | 'findDeviceByTokenHash' | 'listAccountDevices'
->;
 
 function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
   const ids = state.devicesByAccount.get(accountId);
@@ -27,7 +22,7 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
   return true;
 }
 
-export function deviceMethods(state: MemoryState): DeviceMethods {
+export function deviceMethods(state: MemoryState): DeviceStore {
   return {
     async upsertDevice(device) {
       refuseUnholdable('a device', device.id, device.accountId, device.tokenHash);

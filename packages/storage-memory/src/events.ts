@@ -1,7 +1,5 @@
-import { refuseUnholdable, type StoredEvent, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type StoredEvent, type EventStore } from '@tilecast/core/storage';
 import { copy, type MemoryState } from './state.js';
-
-type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;
 
 /** Index of the first event with a position above `afterPosition` (the log is in position order). */
 function firstAfter(events: StoredEvent[], afterPosition: number): number {
@@ -34,7 +32,7 @@ export function appendToLog(state: MemoryState, accountId: string, event: Omit<S
   return stored;
 }
 
-export function eventMethods(state: MemoryState): EventMethods {
+export function eventMethods(state: MemoryState): EventStore {
   return {
     // ATOMIC: one synchronous step.
     async appendEvent(accountId, event) {
@@ -42,7 +40,7 @@ export function eventMethods(state: MemoryState): EventMethods {
       return { ...appendToLog(state, accountId, event) };
     },
 
-    async readEvents(accountId, afterPosition, now, limit) {
+    async readEvents(accountId, { after: afterPosition, now, limit }) {
       const events = state.events.get(accountId)?.events ?? [];
       const found: StoredEvent[] = [];
       for (let i = firstAfter(events, afterPosition); i < events.length && found.length < limit; i++) {

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
@@ -79,7 +79,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...pressMethods(state),
     ...throttleMethods(state),
     ...webhookMethods(state),
-    async purgeExpired(now, batch) {
+    async purgeExpired({ now, batch }) {
       return purgeExpired(state, now, batch);
     },
     stats: () => stats(state),

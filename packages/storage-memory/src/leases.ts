@@ -1,10 +1,8 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type LeaseStore } from '@tilecast/core/storage';
 import { inner, type MemoryState } from './state.js';
 
-type LeaseMethods = Pick<Storage, 'acquireStreamLease' | 'renewStreamLease' | 'releaseStreamLease'>;
-
 /** A lease is held while `expiresAt > now` (the same boundary as events). */
-export function leaseMethods(state: MemoryState): LeaseMethods {
+export function leaseMethods(state: MemoryState): LeaseStore {
   const forget = (accountId: string, leases: Map<string, number>): void => {
     if (leases.size === 0) state.leases.delete(accountId);
   };
@@ -12,7 +10,7 @@ export function leaseMethods(state: MemoryState): LeaseMethods {
   return {
     // ATOMIC: expired leases are dropped, the rest counted and the new one inserted in
     // one synchronous step.
-    async acquireStreamLease(accountId, leaseId, max, now, ttlMs) {
+    async acquireStreamLease(accountId, leaseId, { max, now, ttlMs }) {
       refuseUnholdable('a stream lease', accountId, leaseId);
       const leases = inner(state.leases, accountId);
       for (const [id, expiresAt] of leases) if (expiresAt <= now) leases.delete(id);
@@ -25,7 +23,7 @@ export function leaseMethods(state: MemoryState): LeaseMethods {
       return true;
     },
 
-    async renewStreamLease(accountId, leaseId, now, ttlMs) {
+    async renewStreamLease(accountId, leaseId, { now, ttlMs }) {
       const leases = state.leases.get(accountId);
       const expiresAt = leases?.get(leaseId);
       if (!leases || expiresAt === undefined) return false;

@@ -1,8 +1,6 @@
-import { refuseUnholdable, tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
+import { refuseUnholdable, tokenTakes, type PressStore, type TokenBucketRule } from '@tilecast/core/storage';
 import { appendToLog } from './events.js';
 import { byCodeUnit, noteAppended, type Bucket, type MemoryState } from './state.js';
-
-type PressMethods = Pick<Storage, 'admitPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Credits whole refill periods since the last refill, keeping the partial one. */
 function refill(bucket: Bucket, now: number): void {
@@ -63,7 +61,7 @@ function notePress(state: MemoryState, widgetKey: string, deviceId: string, unti
   notes.set(deviceId, until);
 }
 
-export function pressMethods(state: MemoryState): PressMethods {
+export function pressMethods(state: MemoryState): PressStore {
   return {
     // ATOMIC: every check and write in one synchronous step.
     async admitPress({ key, keyExpiresAt, rules, now, note, accountId, event }) {
@@ -80,7 +78,7 @@ export function pressMethods(state: MemoryState): PressMethods {
       return { outcome: 'accepted', event: { ...appendToLog(state, accountId, event) } };
     },
 
-    async notePress(widgetKey, deviceId, until) {
+    async notePress({ widgetKey, deviceId, until }) {
       refuseUnholdable('a press note', widgetKey, deviceId);
       notePress(state, widgetKey, deviceId, until);
     },

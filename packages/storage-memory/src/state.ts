@@ -1,4 +1,4 @@
-import { writeRefusal, type AccountRecord, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core';
+import { writeRefusal, type AccountRecord, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core/storage';
 
 /** A widget with everything that lives and dies with it. */
 export interface WidgetEntry {

@@ -1,13 +1,11 @@
-import { refuseUnholdable, type Storage } from '@tilecast/core';
+import { refuseUnholdable, type PushThrottleStore } from '@tilecast/core/storage';
 import type { MemoryState } from './state.js';
 
-type ThrottleMethods = Pick<Storage, 'claimWidgetPush' | 'claimTrailingPush'>;
-
 /** A window covers [start, endsAt): at `endsAt` it is over. */
-export function throttleMethods(state: MemoryState): ThrottleMethods {
+export function throttleMethods(state: MemoryState): PushThrottleStore {
   return {
     // ATOMIC: compare and set in one synchronous step.
-    async claimWidgetPush(key, now, windowMs) {
+    async claimWidgetPush(key, { now, windowMs }) {
       refuseUnholdable('a widget key', key);
       const window = state.throttle.get(key);
       if (!window || now >= window.endsAt) {
@@ -22,7 +20,7 @@ export function throttleMethods(state: MemoryState): ThrottleMethods {
     },
 
     // ATOMIC: the pending flag is cleared and the new window set in one synchronous step.
-    async claimTrailingPush(key, now, windowMs) {
+    async claimTrailingPush(key, { now, windowMs }) {
       const window = state.throttle.get(key);
       if (!window?.trailingPending) return false;
       // A timer that fires a little early (another instance's clock) still sends: the

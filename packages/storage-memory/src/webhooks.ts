@@ -1,13 +1,8 @@
-import { refuseUnholdable, refuseUnholdableJson, type Storage } from '@tilecast/core';
+import { refuseUnholdable, refuseUnholdableJson, type WebhookStore } from '@tilecast/core/storage';
 import { copy, noteAppended, pairKey, type MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 
-type WebhookMethods = Pick<
-  Storage,
-  'setWebhookMap' | 'getWebhookMap' | 'claimWebhookDelivery' | 'recordWebhookOutcome' | 'getWebhookOutcomes'
->;
-
-export function webhookMethods(state: MemoryState): WebhookMethods {
+export function webhookMethods(state: MemoryState): WebhookStore {
   return {
     async setWebhookMap(accountId, slug, map) {
       const entry = findWidget(state, accountId, slug);
@@ -24,7 +19,7 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
 
     // ATOMIC: lookup and insert in one synchronous step. An expired claim (its event can
     // no longer be delivered) no longer blocks, exactly as if it had been purged.
-    async claimWebhookDelivery(eventId, entryKey, instanceId, now, expiresAt) {
+    async claimWebhookDelivery(eventId, entryKey, { instanceId, now, expiresAt }) {
       refuseUnholdable('a delivery claim', eventId, entryKey, instanceId);
       const key = pairKey(eventId, entryKey);
       const claim = state.claims.get(key);
@@ -35,7 +30,7 @@ export function webhookMethods(state: MemoryState): WebhookMethods {
       return true;
     },
 
-    async recordWebhookOutcome(accountId, slug, entryKey, outcome, at) {
+    async recordWebhookOutcome(accountId, slug, entryKey, { outcome, at }) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return;
       refuseUnholdable('a webhook entry key', entryKey);

@@ -1,19 +1,5 @@
-import { refuseUnholdable, actionKindIn, isoTime, type Storage } from '@tilecast/core';
+import { refuseUnholdable, actionKindIn, isoTime, type WidgetStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
-
-type WidgetMethods = Pick<
-  Storage,
-  | 'putWidget'
-  | 'deleteWidget'
-  | 'getWidget'
-  | 'listWidgets'
-  | 'listWidgetsSharedWith'
-  | 'setWidgetContent'
-  | 'shareWidget'
-  | 'unshareWidget'
-  | 'listWidgetShares'
-  | 'getPressTarget'
->;
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
   return state.widgets.get(accountId)?.get(slug);
@@ -35,7 +21,7 @@ export function removeWidget(state: MemoryState, accountId: string, slug: string
   return true;
 }
 
-export function widgetMethods(state: MemoryState): WidgetMethods {
+export function widgetMethods(state: MemoryState): WidgetStore {
   return {
     async putWidget(definition) {
       refuseUnholdable('a widget', definition.accountId, definition.slug);

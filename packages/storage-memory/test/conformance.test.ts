@@ -1,4 +1,4 @@
-import { runStorageConformance } from '@tilecast/conformance';
+import { runStorageConformance } from '@tilecast/storage-conformance';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 
 // One process, one store: the peer handle is the store itself (the default).

@@ -42,7 +42,7 @@ describe('memory storage', () => {
     await storage.shareWidget('other', 'panel', 'acme-phone');
     await storage.shareWidget('acme', 'panel', 'other-phone');
     await storage.appendEvent('acme', event(T0));
-    await storage.acquireStreamLease('acme', 'lease', 4, T0, 1_000);
+    await storage.acquireStreamLease('acme', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
 
     await storage.deleteAccount('acme');
 
@@ -59,21 +59,21 @@ describe('memory storage', () => {
     const slow = { key: 'slow', capacity: 2, refillMs: 60_000 };
     const note = { widgetKey: 'acme/panel', deviceId: 'phone', until: T0 + 10_000 };
     await storage.admitPress({ key: 'acme/panel/r1', keyExpiresAt: T0 + 10, rules: [fast, slow], now: T0, note, accountId: 'acme', event: event(T0 + 10_000) });
-    await storage.acquireStreamLease('acme', 'lease', 4, T0, 10);
-    await storage.claimWebhookDelivery('e1', '*', 'i1', T0, T0 + 10);
-    await storage.claimWidgetPush('acme/quiet', T0, 10); // window ends at T0 + 10, nothing pending
-    await storage.claimWidgetPush('acme/busy', T0, 10);
-    await storage.claimWidgetPush('acme/busy', T0 + 1, 10); // a trailing push is pending
+    await storage.acquireStreamLease('acme', 'lease', { max: 4, now: T0, ttlMs: 10 });
+    await storage.claimWebhookDelivery('e1', '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 10 });
+    await storage.claimWidgetPush('acme/quiet', { now: T0, windowMs: 10 }); // window ends at T0 + 10, nothing pending
+    await storage.claimWidgetPush('acme/busy', { now: T0, windowMs: 10 });
+    await storage.claimWidgetPush('acme/busy', { now: T0 + 1, windowMs: 10 }); // a trailing push is pending
     expect(storage.stats()).toMatchObject({ events: 2, pressKeys: 1, leases: 1, deliveryClaims: 1, buckets: 2, throttleWindows: 2 });
 
-    expect(await storage.purgeExpired(T0 + 10, 100)).toBe(4);
+    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(4);
     expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1, throttleWindows: 1 });
     // The pending trailing push survives the purge and is still claimed once.
-    expect(await storage.claimTrailingPush('acme/busy', T0 + 10, 10)).toBe(true);
-    expect(await storage.purgeExpired(T0 + 20, 100)).toBe(0);
+    expect(await storage.claimTrailingPush('acme/busy', { now: T0 + 10, windowMs: 10 })).toBe(true);
+    expect(await storage.purgeExpired({ now: T0 + 20, batch: 100 })).toBe(0);
     expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1 });
     // Freed state is indistinguishable from state never created.
-    expect(await storage.claimWidgetPush('acme/quiet', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
+    expect(await storage.claimWidgetPush('acme/quiet', { now: T0 + 20, windowMs: 10 })).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
     const again = { key: 'acme/panel/r2', keyExpiresAt: T0 + 30, rules: [fast], now: T0 + 20, note, accountId: 'acme', event: event(T0 + 30) };
     expect((await storage.admitPress(again)).outcome).toBe('accepted');
   });
@@ -88,32 +88,32 @@ describe('memory storage', () => {
     await admit('a', T0 + 10);
     await admit('b', T0 + 20);
     await admit('c', T0 + 30);
-    expect(await storage.purgeExpired(T0 + 20, 100)).toBe(2);
+    expect(await storage.purgeExpired({ now: T0 + 20, batch: 100 })).toBe(2);
     expect(storage.stats().pressKeys).toBe(1);
     // Re-admitted after expiry (c expired at T0 + 30, unpurged): its new key must not
     // shield d, which was added after c's first admission and expires before c's second.
     await admit('d', T0 + 50, T0 + 25);
     await admit('c', T0 + 100, T0 + 40);
-    expect(await storage.purgeExpired(T0 + 60, 100)).toBe(1); // d
+    expect(await storage.purgeExpired({ now: T0 + 60, batch: 100 })).toBe(1); // d
     expect(storage.stats().pressKeys).toBe(1);
     // Out of order (a longer lifetime first): the purge reads on past live keys.
     await admit('long', T0 + 1_000, T0 + 60);
     await admit('short', T0 + 200, T0 + 60);
-    expect(await storage.purgeExpired(T0 + 200, 100)).toBe(2); // c and short
+    expect(await storage.purgeExpired({ now: T0 + 200, batch: 100 })).toBe(2); // c and short
     expect(storage.stats().pressKeys).toBe(1);
-    await storage.claimWebhookDelivery('e-long', '*', 'i1', T0, T0 + 1_000);
-    await storage.claimWebhookDelivery('e-short', '*', 'i1', T0, T0 + 10);
-    expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+    await storage.claimWebhookDelivery('e-long', '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 1_000 });
+    await storage.claimWebhookDelivery('e-short', '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 10 });
+    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(1);
     expect(storage.stats()).toMatchObject({ pressKeys: 1, deliveryClaims: 1 });
   });
 
   it('a trailing push never claimed (its instance went away) is freed after a grace period', async () => {
     const storage = createMemoryStorage();
-    await storage.claimWidgetPush('acme/busy', T0, 2_000);
-    await storage.claimWidgetPush('acme/busy', T0 + 1, 2_000);
-    await storage.purgeExpired(T0 + 60_000, 100);
+    await storage.claimWidgetPush('acme/busy', { now: T0, windowMs: 2_000 });
+    await storage.claimWidgetPush('acme/busy', { now: T0 + 1, windowMs: 2_000 });
+    await storage.purgeExpired({ now: T0 + 60_000, batch: 100 });
     expect(storage.stats().throttleWindows).toBe(1);
-    await storage.purgeExpired(T0 + 2_000 + 5 * 60_000, 100);
+    await storage.purgeExpired({ now: T0 + 2_000 + 5 * 60_000, batch: 100 });
     expect(storage.stats().throttleWindows).toBe(0);
   });
 
@@ -140,7 +140,7 @@ describe('memory storage', () => {
     const storage = createMemoryStorage();
     await storage.upsertAccount({ id: 'a', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
     await storage.putWidget({ accountId: 'a', slug: 'w', template: 'switchboard', staleAfter: null, privacy: 'visible' });
-    await storage.recordWebhookOutcome('a', 'w', '__proto__', 'success', 'at');
+    await storage.recordWebhookOutcome('a', 'w', '__proto__', { outcome: 'success', at: 'at' });
     const outcomes = await storage.getWebhookOutcomes('a', 'w');
     expect(Object.keys(outcomes)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(outcomes)).toBe(Object.prototype);
@@ -162,6 +162,7 @@ describe('memory storage', () => {
     }
     expect(read.polluted).toBeUndefined();
     // A copy all the way down: scribbling on it leaves the stored content as it was.
+    // biome-ignore lint/suspicious/noProto: an own `__proto__` key (JSON.parse makes one), the point of this test
     ((read.list as Record<string, Record<string, unknown>>[])[0]!.__proto__ as Record<string, unknown>).x = 2;
     expect(JSON.stringify((await storage.getWidget('a', 'w'))!.content)).toBe(text);
   });

@@ -1,10 +1,5 @@
-import type { AccountRecord, Storage } from '@tilecast/core';
+import type { AccountRecord, AccountStore } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation, num, transaction } from './db.js';
-
-type AccountMethods = Pick<
-  Storage,
-  'upsertAccount' | 'deleteAccount' | 'getAccount' | 'findAccountByTokenHash' | 'setAccountTokenHash' | 'updateAccount'
->;
 
 interface AccountRow {
   id: string;
@@ -30,7 +25,7 @@ function refuseTakenHash(error: unknown): never {
   throw error;
 }
 
-export function accountMethods({ db, t }: Ctx): AccountMethods {
+export function accountMethods({ db, t }: Ctx): AccountStore {
   return {
     async upsertAccount(account) {
       await db

@@ -1,8 +1,6 @@
-import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type Storage } from '@tilecast/core';
+import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { type Ctx, num, toJson, transaction } from './db.js';
 import { credentialHolds } from './guard.js';
-
-type ActivityMethods = Pick<Storage, 'putActivity' | 'deleteActivity' | 'getActivity' | 'listActivities' | 'applyActivityUpdate'>;
 
 interface ActivityRow {
   account_id: string;
@@ -28,7 +26,7 @@ const toActivity = (row: ActivityRow): ActivityRecord => ({
   updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
 });
 
-export function activityMethods({ db, t }: Ctx): ActivityMethods {
+export function activityMethods({ db, t }: Ctx): ActivityStore {
   return {
     // One statement: a changed template resets state, liveness and content.
     async putActivity(definition) {

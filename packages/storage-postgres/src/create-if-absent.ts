@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { AbsentRecord, SeedStore } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation } from './db.js';
 
 /**
@@ -6,7 +6,7 @@ import { type Ctx, isUniqueViolation } from './db.js';
  * per record, so an existing row is never touched and concurrent creates yield one row.
  * The conflict target is the key only: a token hash held elsewhere is still refused.
  */
-export function createIfAbsentMethod({ db, t }: Ctx): Pick<Storage, 'createIfAbsent'> {
+export function createIfAbsentMethod({ db, t }: Ctx): SeedStore {
   return {
     async createIfAbsent(record) {
       try {
@@ -33,7 +33,7 @@ export function createIfAbsentMethod({ db, t }: Ctx): Pick<Storage, 'createIfAbs
     return (rowCount ?? 0) > 0;
   }
 
-  function insert(record: Parameters<Storage['createIfAbsent']>[0]) {
+  function insert(record: AbsentRecord) {
     switch (record.kind) {
       case 'account': {
         const { id, tokenHash, subscription, activityQuota } = record.account;

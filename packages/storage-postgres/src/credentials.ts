@@ -1,7 +1,5 @@
-import type { Storage } from '@tilecast/core';
+import type { CredentialStore } from '@tilecast/core/storage';
 import { type Ctx, type Statement, prepared } from './db.js';
-
-type CredentialMethods = Pick<Storage, 'checkCredentials'>;
 
 interface HashRow {
   id: string;
@@ -9,7 +7,7 @@ interface HashRow {
 }
 
 /** One statement per kind, whatever the number of credentials; a kind with none costs nothing. */
-export function credentialMethods({ db, t }: Ctx): CredentialMethods {
+export function credentialMethods({ db, t }: Ctx): CredentialStore {
   const currentHashes = async (statement: Statement, ids: string[]): Promise<Map<string, string>> => {
     if (ids.length === 0) return new Map();
     const { rows } = await db.query<HashRow>(statement, [[...new Set(ids)]]);

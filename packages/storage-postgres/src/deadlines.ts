@@ -1,4 +1,4 @@
-import { StorageUnavailableError, isStorageUnavailable } from '@tilecast/core';
+import { StorageUnavailableError, isStorageUnavailable } from '@tilecast/core/storage';
 import type { PoolClientLike, PoolLike, QueryResultLike, Statement } from './db.js';
 
 /**

@@ -1,10 +1,5 @@
-import type { DeviceRecord, Storage } from '@tilecast/core';
+import type { DeviceRecord, DeviceStore } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation } from './db.js';
-
-type DeviceMethods = Pick<
-  Storage,
-  'upsertDevice' | 'deleteDevice' | 'getDevice' | 'findDeviceByTokenHash' | 'listAccountDevices'
->;
 
 interface DeviceRow {
   id: string;
@@ -14,7 +9,7 @@ interface DeviceRow {
 
 const toDevice = (row: DeviceRow): DeviceRecord => ({ id: row.id, accountId: row.account_id, tokenHash: row.token_hash });
 
-export function deviceMethods({ db, t }: Ctx): DeviceMethods {
+export function deviceMethods({ db, t }: Ctx): DeviceStore {
   return {
     async upsertDevice(device) {
       try {

@@ -1,7 +1,5 @@
-import type { Storage, StoredEvent } from '@tilecast/core';
+import type { EventStore, StoredEvent } from '@tilecast/core/storage';
 import { type Ctx, type Queryable, num, toJson } from './db.js';
-
-type EventMethods = Pick<Storage, 'appendEvent' | 'readEvents' | 'lastEventPosition'>;
 
 interface EventRow {
   position: string | number;
@@ -55,12 +53,12 @@ export async function appendEventWith(
   };
 }
 
-export function eventMethods(ctx: Ctx): EventMethods {
+export function eventMethods(ctx: Ctx): EventStore {
   const { db, t } = ctx;
   return {
     appendEvent: (accountId, event) => appendEventWith(db, ctx, accountId, event),
 
-    async readEvents(accountId, afterPosition, now, limit) {
+    async readEvents(accountId, { after: afterPosition, now, limit }) {
       const { rows } = await db.query<EventRow>(
         `SELECT position, id, subject, type, expires_at, envelope FROM ${t.events}
          WHERE account_id = $1 AND position > $2 AND expires_at > $3

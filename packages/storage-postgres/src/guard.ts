@@ -1,4 +1,4 @@
-import { writeRefusal, type WriteGuard, type WriteRefusal } from '@tilecast/core';
+import { writeRefusal, type WriteGuard, type WriteRefusal } from '@tilecast/core/storage';
 import type { Queryable, Tables } from './db.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core';
+import type { Storage } from '@tilecast/core/storage';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
@@ -147,7 +147,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...throttleMethods(ctx),
       ...webhookMethods(ctx),
     }),
-    async purgeExpired(now, batch) {
+    async purgeExpired({ now, batch }) {
       return purgeExpired(ctx, now, batch);
     },
     schema,

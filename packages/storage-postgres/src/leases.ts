@@ -1,15 +1,13 @@
-import type { Storage } from '@tilecast/core';
+import type { LeaseStore } from '@tilecast/core/storage';
 import { type Ctx, transaction } from './db.js';
 
-type LeaseMethods = Pick<Storage, 'acquireStreamLease' | 'renewStreamLease' | 'releaseStreamLease'>;
-
 /** A lease is held while `expires_at > now` (the same boundary as events). */
-export function leaseMethods({ db, t }: Ctx): LeaseMethods {
+export function leaseMethods({ db, t }: Ctx): LeaseStore {
   return {
     // ATOMIC: one transaction behind an advisory lock on (schema, account): expired leases
     // are deleted, the rest counted and the new one inserted, each statement seeing what
     // the previous holder of the lock committed. A crashed instance's leases simply expire.
-    async acquireStreamLease(accountId, leaseId, max, now, ttlMs) {
+    async acquireStreamLease(accountId, leaseId, { max, now, ttlMs }) {
       return transaction(db, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${t.schema}:lease:${accountId}`]);
         await client.query(`DELETE FROM ${t.streamLeases} WHERE account_id = $1 AND expires_at <= $2`, [accountId, now]);
@@ -27,7 +25,7 @@ export function leaseMethods({ db, t }: Ctx): LeaseMethods {
       });
     },
 
-    async renewStreamLease(accountId, leaseId, now, ttlMs) {
+    async renewStreamLease(accountId, leaseId, { now, ttlMs }) {
       const result = await db.query(
         `UPDATE ${t.streamLeases} SET expires_at = $3::bigint + $4::bigint
          WHERE account_id = $1 AND lease_id = $2 AND expires_at > $3`,

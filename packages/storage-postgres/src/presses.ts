@@ -1,8 +1,6 @@
-import { tokenTakes, type Storage, type TokenBucketRule } from '@tilecast/core';
+import { tokenTakes, type PressStore, type TokenBucketRule } from '@tilecast/core/storage';
 import { type Ctx, type Queryable, type Tables, num, transaction } from './db.js';
 import { appendEventWith } from './events.js';
-
-type PressMethods = Pick<Storage, 'admitPress' | 'notePress' | 'listRecentPressers'>;
 
 /** Code-unit order: every caller locks bucket rows in the same order, so takes never deadlock. */
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -63,7 +61,7 @@ async function writeNote(q: Queryable, t: Tables, widgetKey: string, deviceId: s
 /** Thrown inside the admission transaction to roll it back when a bucket is empty. */
 class Limited {}
 
-export function pressMethods(ctx: Ctx): PressMethods {
+export function pressMethods(ctx: Ctx): PressStore {
   const { db, t } = ctx;
   return {
     // ATOMIC: one transaction. The key's upsert (insert, or replace an expired holder)
@@ -95,7 +93,7 @@ export function pressMethods(ctx: Ctx): PressMethods {
       }
     },
 
-    notePress: (widgetKey, deviceId, until) => writeNote(db, t, widgetKey, deviceId, until),
+    notePress: ({ widgetKey, deviceId, until }) => writeNote(db, t, widgetKey, deviceId, until),
 
     async listRecentPressers(widgetKey, now) {
       const { rows } = await db.query<{ device_id: string }>(

@@ -1,4 +1,4 @@
-import { type Ctx, type Queryable, type Tables } from './db.js';
+import type { Ctx, Queryable, Tables } from './db.js';
 
 /**
  * A window whose trailing push was never claimed (its instance went away) is dropped this

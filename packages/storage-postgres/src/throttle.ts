@@ -1,19 +1,17 @@
-import type { PushClaim, Storage } from '@tilecast/core';
+import type { PushClaim, PushThrottleStore } from '@tilecast/core/storage';
 import { type Ctx, num } from './db.js';
-
-type ThrottleMethods = Pick<Storage, 'claimWidgetPush' | 'claimTrailingPush'>;
 
 /**
  * A window covers [start, ends_at): at `ends_at` it is over. Both claims are one
  * statement each (compare-and-set on the row): concurrent callers queue on the row lock
  * and each sees the previous one's outcome.
  */
-export function throttleMethods({ db, t }: Ctx): ThrottleMethods {
+export function throttleMethods({ db, t }: Ctx): PushThrottleStore {
   return {
     // ATOMIC. `last_claim` records which branch this very statement took (RETURNING only
     // sees the new row): 'now' (a window started), 'owner' (first caller inside a window:
     // owns the trailing push) or 'scheduled' (someone else owns it).
-    async claimWidgetPush(key, now, windowMs) {
+    async claimWidgetPush(key, { now, windowMs }) {
       const { rows } = await db.query<{ ends_at: string | number; last_claim: 'now' | 'owner' | 'scheduled' }>(
         `INSERT INTO ${t.throttleWindows} AS w (key, ends_at, window_ms, trailing_pending, last_claim)
          VALUES ($1, $2::bigint + $3::bigint, $3, false, 'now')
@@ -37,7 +35,7 @@ export function throttleMethods({ db, t }: Ctx): ThrottleMethods {
     // ATOMIC: clears the pending flag and starts the new window in one statement; true for
     // the one caller whose statement found the flag set. A timer firing a little early
     // (another instance's clock) still sends: the trailing push is never lost.
-    async claimTrailingPush(key, now, windowMs) {
+    async claimTrailingPush(key, { now, windowMs }) {
       const result = await db.query(
         `UPDATE ${t.throttleWindows} SET ends_at = $2::bigint + $3::bigint, window_ms = $3, trailing_pending = false, last_claim = 'now'
          WHERE key = $1 AND trailing_pending`,

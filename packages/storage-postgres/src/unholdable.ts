@@ -3,13 +3,33 @@ import {
   refuseUnholdable,
   refuseUnholdableJson,
   writeRefusal,
-  type Storage,
+  type AccountStore,
+  type ActivityStore,
+  type CredentialStore,
+  type DeviceStore,
+  type EventStore,
+  type LeaseStore,
+  type PressStore,
+  type PushThrottleStore,
+  type SeedStore,
+  type WebhookStore,
+  type WidgetStore,
   type WriteGuard,
   type WriteRefusal,
-} from '@tilecast/core';
+} from '@tilecast/core/storage';
 
-/** The store's methods that take strings from its callers. */
-export type KeyedMethods = Omit<Storage, 'purgeExpired' | 'close' | 'subscribeEvents'>;
+/** The store's methods that take strings from its callers: every concern but housekeeping. */
+export type KeyedMethods = AccountStore &
+  SeedStore &
+  ActivityStore &
+  WidgetStore &
+  DeviceStore &
+  CredentialStore &
+  EventStore &
+  LeaseStore &
+  PressStore &
+  PushThrottleStore &
+  WebhookStore;
 
 const holdable = (...values: string[]): boolean => values.every(isHoldable);
 
@@ -126,13 +146,13 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       refuseUnholdable('an account id', id);
       return m.appendEvent(id, event);
     },
-    readEvents: (id, after, now, limit) => (holdable(id) ? m.readEvents(id, after, now, limit) : Promise.resolve([])),
+    readEvents: (id, read) => (holdable(id) ? m.readEvents(id, read) : Promise.resolve([])),
     lastEventPosition: (id) => (holdable(id) ? m.lastEventPosition(id) : Promise.resolve(0)),
-    acquireStreamLease: async (id, leaseId, max, now, ttlMs) => {
+    acquireStreamLease: async (id, leaseId, terms) => {
       refuseUnholdable('a stream lease', id, leaseId);
-      return m.acquireStreamLease(id, leaseId, max, now, ttlMs);
+      return m.acquireStreamLease(id, leaseId, terms);
     },
-    renewStreamLease: (id, leaseId, now, ttlMs) => (holdable(id, leaseId) ? m.renewStreamLease(id, leaseId, now, ttlMs) : FALSE),
+    renewStreamLease: (id, leaseId, terms) => (holdable(id, leaseId) ? m.renewStreamLease(id, leaseId, terms) : FALSE),
     releaseStreamLease: (id, leaseId) => (holdable(id, leaseId) ? m.releaseStreamLease(id, leaseId) : NONE),
 
     // ── presses and the push throttle
@@ -141,16 +161,16 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       for (const rule of press.rules) refuseUnholdable('a bucket key', rule.key);
       return m.admitPress(press);
     },
-    notePress: async (widgetKey, deviceId, until) => {
-      refuseUnholdable('a press note', widgetKey, deviceId);
-      return m.notePress(widgetKey, deviceId, until);
+    notePress: async (note) => {
+      refuseUnholdable('a press note', note.widgetKey, note.deviceId);
+      return m.notePress(note);
     },
     listRecentPressers: (widgetKey, now) => (holdable(widgetKey) ? m.listRecentPressers(widgetKey, now) : Promise.resolve([])),
-    claimWidgetPush: async (key, now, windowMs) => {
+    claimWidgetPush: async (key, window) => {
       refuseUnholdable('a widget key', key);
-      return m.claimWidgetPush(key, now, windowMs);
+      return m.claimWidgetPush(key, window);
     },
-    claimTrailingPush: (key, now, windowMs) => (holdable(key) ? m.claimTrailingPush(key, now, windowMs) : FALSE),
+    claimTrailingPush: (key, window) => (holdable(key) ? m.claimTrailingPush(key, window) : FALSE),
 
     // ── webhooks: a missing widget answers first, as in every store
     setWebhookMap: async (id, slug, map) => {
@@ -164,17 +184,17 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return m.setWebhookMap(id, slug, map);
     },
     getWebhookMap: (id, slug) => (holdable(id, slug) ? m.getWebhookMap(id, slug) : NULL),
-    claimWebhookDelivery: async (eventId, entryKey, instanceId, now, expiresAt) => {
-      refuseUnholdable('a delivery claim', eventId, entryKey, instanceId);
-      return m.claimWebhookDelivery(eventId, entryKey, instanceId, now, expiresAt);
+    claimWebhookDelivery: async (eventId, entryKey, claim) => {
+      refuseUnholdable('a delivery claim', eventId, entryKey, claim.instanceId);
+      return m.claimWebhookDelivery(eventId, entryKey, claim);
     },
-    recordWebhookOutcome: async (id, slug, entryKey, outcome, at) => {
+    recordWebhookOutcome: async (id, slug, entryKey, outcome) => {
       if (!holdable(id, slug)) return;
       if (!isHoldable(entryKey)) {
         if ((await m.getWidget(id, slug)) === null) return;
         refuseUnholdable('a webhook entry key', entryKey);
       }
-      return m.recordWebhookOutcome(id, slug, entryKey, outcome, at);
+      return m.recordWebhookOutcome(id, slug, entryKey, outcome);
     },
     getWebhookOutcomes: (id, slug) => (holdable(id, slug) ? m.getWebhookOutcomes(id, slug) : Promise.resolve({})),
   };

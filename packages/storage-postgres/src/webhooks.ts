@@ -1,12 +1,7 @@
-import type { Storage } from '@tilecast/core';
+import type { WebhookStore } from '@tilecast/core/storage';
 import { type Ctx, errorCode, toJson } from './db.js';
 
-type WebhookMethods = Pick<
-  Storage,
-  'setWebhookMap' | 'getWebhookMap' | 'claimWebhookDelivery' | 'recordWebhookOutcome' | 'getWebhookOutcomes'
->;
-
-export function webhookMethods({ db, t }: Ctx): WebhookMethods {
+export function webhookMethods({ db, t }: Ctx): WebhookStore {
   return {
     async setWebhookMap(accountId, slug, map) {
       const result = await db.query(`UPDATE ${t.widgets} SET webhook_map = $3::json WHERE account_id = $1 AND slug = $2`, [
@@ -27,7 +22,7 @@ export function webhookMethods({ db, t }: Ctx): WebhookMethods {
 
     // ATOMIC, one statement: the primary key on (event, entry) admits one claim; an expired
     // claim (its event can no longer be delivered) is taken over as if it had been purged.
-    async claimWebhookDelivery(eventId, entryKey, instanceId, now, expiresAt) {
+    async claimWebhookDelivery(eventId, entryKey, { instanceId, now, expiresAt }) {
       const { rows } = await db.query(
         `INSERT INTO ${t.webhookClaims} AS c (event_id, entry_key, instance_id, expires_at) VALUES ($1, $2, $3, $5)
          ON CONFLICT (event_id, entry_key) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
@@ -39,7 +34,7 @@ export function webhookMethods({ db, t }: Ctx): WebhookMethods {
     },
 
     // One statement; a no-op when the widget is missing (the insert selects from it).
-    async recordWebhookOutcome(accountId, slug, entryKey, outcome, at) {
+    async recordWebhookOutcome(accountId, slug, entryKey, { outcome, at }) {
       const column = outcome === 'success' ? 'last_success_at' : 'last_failure_at';
       try {
         await db.query(

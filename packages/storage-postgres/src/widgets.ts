@@ -1,20 +1,6 @@
-import { isoTime, type Storage, type WidgetRecord } from '@tilecast/core';
+import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
 import { credentialHolds, explainRefusal } from './guard.js';
-
-type WidgetMethods = Pick<
-  Storage,
-  | 'putWidget'
-  | 'deleteWidget'
-  | 'getWidget'
-  | 'listWidgets'
-  | 'listWidgetsSharedWith'
-  | 'setWidgetContent'
-  | 'shareWidget'
-  | 'unshareWidget'
-  | 'listWidgetShares'
-  | 'getPressTarget'
->;
 
 interface WidgetRow {
   account_id: string;
@@ -40,7 +26,7 @@ const toWidget = (row: WidgetRow): WidgetRecord => ({
   updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
 });
 
-export function widgetMethods({ db, t }: Ctx): WidgetMethods {
+export function widgetMethods({ db, t }: Ctx): WidgetStore {
   // The hottest statement (every PATCH /widget): named, so it is planned once per connection.
   const setContent = prepared(
     `UPDATE ${t.widgets} SET content = $3::json,

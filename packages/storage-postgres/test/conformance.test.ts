@@ -1,4 +1,4 @@
-import { runStorageConformance } from '@tilecast/conformance';
+import { runStorageConformance } from '@tilecast/storage-conformance';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import { afterAll } from 'vitest';
 import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { TokenBucketRule } from '@tilecast/core';
+import type { TokenBucketRule } from '@tilecast/core/storage';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';
 
@@ -117,7 +117,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const storage = createPostgresStorage({ pool: backend.admin, schema });
       const envelope = { z: 1, a: { y: [3, 'ü€😀', null], b: 2.5 }, '10': 'x', '2': 'y', __proto__x: true };
       await storage.appendEvent('acct', { ...event(T0), envelope });
-      const [read] = await storage.readEvents('acct', 0, 0, 1);
+      const [read] = await storage.readEvents('acct', { after: 0, now: 0, limit: 1 });
       expect(JSON.stringify(read!.envelope)).toBe(JSON.stringify(envelope));
       await storage.putWidget({ accountId: 'a', slug: 'w', template: 't', staleAfter: null, privacy: 'visible' });
       const content = { zeta: 1, alpha: { second: 2, first: 1 } };
@@ -137,21 +137,21 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       // Token takes are admissions whose keys outlive the test; the five `p<i>` keys expire.
       for (let i = 0; i < 5; i++) await admit(storage, `take${i}`, [{ key: `fast${i}`, capacity: 2, refillMs: 5 }], FAR);
       await admit(storage, 'take-slow', [{ key: 'slow', capacity: 2, refillMs: 60_000 }], FAR);
-      for (let i = 0; i < 5; i++) await storage.claimWidgetPush(`quiet${i}`, T0, 10);
-      await storage.claimWidgetPush('busy', T0, 10);
-      await storage.claimWidgetPush('busy', T0 + 1, 10); // trailing push pending
+      for (let i = 0; i < 5; i++) await storage.claimWidgetPush(`quiet${i}`, { now: T0, windowMs: 10 });
+      await storage.claimWidgetPush('busy', { now: T0, windowMs: 10 });
+      await storage.claimWidgetPush('busy', { now: T0 + 1, windowMs: 10 }); // trailing push pending
       for (let i = 0; i < 5; i++) await admit(storage, `p${i}`, [], T0 + 10);
 
-      expect(await storage.purgeExpired(T0 + 10, 2)).toBe(2);
+      expect(await storage.purgeExpired({ now: T0 + 10, batch: 2 })).toBe(2);
       expect(await count('token_buckets')).toBe(4);
       expect(await count('throttle_windows')).toBe(4);
       expect(await count('press_keys')).toBe(6 + 3);
-      for (let i = 0; i < 5; i++) await storage.purgeExpired(T0 + 10, 2);
+      for (let i = 0; i < 5; i++) await storage.purgeExpired({ now: T0 + 10, batch: 2 });
       expect(await count('token_buckets')).toBe(1); // 'slow' is not full yet
       expect(await count('throttle_windows')).toBe(1); // 'busy' keeps its pending trailing push
       expect(await count('press_keys')).toBe(6);
-      expect(await storage.claimTrailingPush('busy', T0 + 10, 10)).toBe(true);
-      expect(await storage.claimWidgetPush('quiet0', T0 + 20, 10)).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
+      expect(await storage.claimTrailingPush('busy', { now: T0 + 10, windowMs: 10 })).toBe(true);
+      expect(await storage.claimWidgetPush('quiet0', { now: T0 + 20, windowMs: 10 })).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
       await storage.close();
     });
 
@@ -166,13 +166,13 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
         await holder.query('BEGIN');
         await holder.query(`SELECT 1 FROM "${schema}".press_keys WHERE key = 'held' FOR UPDATE`);
         const started = Date.now();
-        expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+        expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(1);
         expect(Date.now() - started).toBeLessThan(2_000);
         await holder.query('ROLLBACK');
       } finally {
         holder.release();
       }
-      expect(await storage.purgeExpired(T0 + 10, 100)).toBe(1);
+      expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(1);
       await storage.close();
     });
   });
@@ -202,7 +202,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       } finally {
         inFlight.release();
       }
-      expect((await storage.readEvents(account, 0, 0, 10)).map((e) => e.position)).toEqual([1, 2]);
+      expect((await storage.readEvents(account, { after: 0, now: 0, limit: 10 })).map((e) => e.position)).toEqual([1, 2]);
       await storage.close();
     });
   });
@@ -239,7 +239,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await b.appendEvent(account, event(T0 + 60_000));
       await eventually(() => woken.includes(account));
       // The payload names the account; the event itself is read from the table.
-      expect((await a.readEvents(account, 0, T0, 10)).map((e) => e.position)).toEqual([1]);
+      expect((await a.readEvents(account, { after: 0, now: T0, limit: 10 })).map((e) => e.position)).toEqual([1]);
     });
 
     server(serverTitle('unsubscribing stops the wake-ups of that listener only'), async () => {

@@ -21,11 +21,11 @@ export function createDeviceStreamHub(): DeviceStreamHub {
   // One push object goes to every device of a fan-out: frame it once, and only when
   // some device is connected here.
   const frames = new WeakMap<object, string>();
-  const deliver = (deviceId: string, event: string, push: object) => {
+  const deliver = (deviceId: string, event: string, push: object, data: () => object = () => push) => {
     const open = connections.get(deviceId);
     if (open === undefined) return;
     let text = frames.get(push);
-    if (text === undefined) frames.set(push, (text = sseEvent({ event, data: push })));
+    if (text === undefined) frames.set(push, (text = sseEvent({ event, data: data() })));
     for (const connection of open) connection.deliver(text);
   };
   return {
@@ -33,7 +33,7 @@ export function createDeviceStreamHub(): DeviceStreamHub {
       deliver(deviceId, 'widget', push);
     },
     async pushActivity(deviceId, push: ActivityPush) {
-      deliver(deviceId, 'activity', push);
+      deliver(deviceId, 'activity', push, () => streamActivity(push));
     },
     attach(deviceId, connection) {
       let set = connections.get(deviceId);
@@ -46,6 +46,12 @@ export function createDeviceStreamHub(): DeviceStreamHub {
     },
     connectedDevices: () => connections.size,
   };
+}
+
+/** The `event: activity` data of reference-deployment §5: exactly these fields. */
+function streamActivity(push: ActivityPush): object {
+  const { owner, slug, phase, state, content, dismissal_delay_s } = push;
+  return { owner, slug, phase, state, content, dismissal_delay_s };
 }
 
 /** Sends every push to each transport; one failing never stops the other. */

@@ -26,7 +26,11 @@ export async function openEventStream(context: TilecastContext, account: Account
   const filters = parseEventFilters(request.query);
   const { storage, clock } = context;
   const leaseId = randomUUID();
-  const acquired = await storage.acquireStreamLease(account.id, leaseId, MAX_EVENT_STREAMS, clock.now(), STREAM_LEASE_TTL_MS);
+  const acquired = await storage.acquireStreamLease(account.id, leaseId, {
+    max: MAX_EVENT_STREAMS,
+    now: clock.now(),
+    ttlMs: STREAM_LEASE_TTL_MS,
+  });
   if (!acquired) fail({ kind: 'too_many_event_streams' });
 
   // A client that leaves before the stream runs must not keep its slot. Once it runs,
@@ -169,7 +173,7 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     }
     let full: boolean;
     do {
-      const events = await storage.readEvents(this.accountId, this.cursor, clock.now(), READ_BATCH);
+      const events = await storage.readEvents(this.accountId, { after: this.cursor, now: clock.now(), limit: READ_BATCH });
       await this.#send(events.map((event) => frames.frame(this.accountId, event)), clock.now());
       full = events.length === READ_BATCH;
     } while (full && !this.ended);

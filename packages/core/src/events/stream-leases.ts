@@ -41,7 +41,7 @@ export function createStreamLeaseKeeper(storage: Storage, clock: Clock, logger: 
     scheduled = false;
     const now = clock.now();
     const leases = [...held];
-    const renewals = leases.map((lease) => storage.renewStreamLease(lease.accountId, lease.leaseId, now, STREAM_LEASE_TTL_MS).catch(renewalFailed));
+    const renewals = leases.map((lease) => storage.renewStreamLease(lease.accountId, lease.leaseId, { now, ttlMs: STREAM_LEASE_TTL_MS }).catch(renewalFailed));
     return Promise.all(renewals).then((kept) => {
       for (let i = 0; i < leases.length; i++) if (!kept[i] && held.delete(leases[i]!)) leases[i]!.leaseLost();
       schedule();

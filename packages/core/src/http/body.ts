@@ -16,10 +16,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * and on a body the host framework already parsed.
  */
 export function readJsonBody(request: CoreRequest): Promise<unknown> {
-  return readJsonBodySized(request).then(valueOf);
+  return readJsonBodySized(request).then(valueOfRead);
 }
 
-const valueOf = (read: { value: unknown }): unknown => read.value;
+const valueOfRead = (read: { value: unknown }): unknown => read.value;
 
 /** `readJsonBody`, plus the body's size in bytes when known (a bound for size limits downstream). */
 export async function readJsonBodySized(request: CoreRequest): Promise<{ value: unknown; byteLength: number | undefined }> {
@@ -92,16 +92,6 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
  * with parameters, is JSON; a charset other than UTF-8 is not (reference-deployment §9).
  */
 export function isJsonMediaType(header: HeaderValue): boolean {
-  // Clients send the same header on every request: the last answer is kept.
-  if (header === lastMediaType.header && header !== undefined) return lastMediaType.json;
-  const json = parseIsJsonMediaType(header);
-  if (typeof header === 'string') lastMediaType = { header, json };
-  return json;
-}
-
-let lastMediaType: { header: HeaderValue; json: boolean } = { header: undefined, json: true };
-
-function parseIsJsonMediaType(header: HeaderValue): boolean {
   const value = singleHeader(header);
   if (value === undefined) return true;
   const [essence = '', ...parameters] = value.toLowerCase().split(';');

@@ -91,20 +91,20 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
   const consumePressNotes = async (key: string): Promise<string[]> => {
     const now = clock.now();
     const pressers = await storage.listRecentPressers(key, now);
-    await Promise.all(pressers.map((deviceId) => storage.notePress(key, deviceId, now)));
+    await Promise.all(pressers.map((deviceId) => storage.notePress({ widgetKey: key, deviceId, until: now })));
     return pressers;
   };
 
   /** At the window's end, whoever owns the trailing push sends the latest stored content. */
   const trailingPush = async (accountId: string, slug: string, key: string): Promise<void> => {
-    if (!(await storage.claimTrailingPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS))) return;
+    if (!(await storage.claimTrailingPush(key, { now: clock.now(), windowMs: WIDGET_PUSH_WINDOW_MS }))) return;
     const latest = await storage.getWidget(accountId, slug);
     if (latest) await pushWidget(latest);
   };
 
   const throttledWidgetPush = async (widget: WidgetRecord): Promise<void> => {
     const key = widgetKey(widget.accountId, widget.slug);
-    const claim = await storage.claimWidgetPush(key, clock.now(), WIDGET_PUSH_WINDOW_MS);
+    const claim = await storage.claimWidgetPush(key, { now: clock.now(), windowMs: WIDGET_PUSH_WINDOW_MS });
     if (claim.send === 'now') {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
       await consumePressNotes(key);
@@ -145,6 +145,8 @@ export function activityPush(activity: ActivityRecord, phase: ActivityPush['phas
     state: activity.state,
     content: activity.content,
     dismissal_delay_s: activity.dismissalDelayS,
+    template: activity.template,
+    updated_at: activity.updatedAt ?? '',
   };
 }
 

@@ -82,5 +82,5 @@ function fitsContentLimit(content: unknown): boolean {
 }
 
 function hasOwn(value: unknown, key: string): boolean {
-  return typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, key);
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key);
 }

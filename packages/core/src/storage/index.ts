@@ -1,3 +1,14 @@
-export type { Storage } from './storage.js';
+/**
+ * `@tilecast/core/storage`: what a store author needs. The `Storage` contract (read the
+ * rules header of `storage.ts`), the records it keeps, and the helpers every store shares
+ * so that both stores answer alike.
+ */
+export type * from './storage.js';
 export type * from './records.js';
 export type { PressTarget } from './press-target.js';
+export { writeRefusal } from './write-guard.js';
+export { isHoldable, refuseUnholdable, refuseUnholdableJson } from './holdable.js';
+export { tokenTakes, type TokenTake } from './token-takes.js';
+export { actionKindIn } from './press-target.js';
+export { StorageUnavailableError, isStorageUnavailable } from '../errors.js';
+export { isoTime } from '../iso-time.js';

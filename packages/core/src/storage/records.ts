@@ -133,6 +133,14 @@ export interface TokenBucketRule {
   refillMs: number;
 }
 
+/** Device `deviceId` pressed a tile of widget `widgetKey`; remembered while `until > now`. */
+export interface PressNote {
+  widgetKey: string;
+  deviceId: string;
+  /** Epoch milliseconds until which the note counts. */
+  until: number;
+}
+
 /** A press to admit (`Storage.admitPress`): everything its acceptance writes, at once. */
 export interface PressAdmission {
   /** De-duplication key (owner, slug and the phone's `request_id`). */
@@ -143,7 +151,7 @@ export interface PressAdmission {
   rules: TokenBucketRule[];
   now: number;
   /** The press note written with the press (as `notePress` would). */
-  note: { widgetKey: string; deviceId: string; until: number };
+  note: PressNote;
   /** The account whose log gets the event. */
   accountId: string;
   /** The press's event; its `id` is what a later duplicate is answered with. */

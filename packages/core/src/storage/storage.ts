@@ -10,6 +10,7 @@ import type {
   DeviceRecord,
   PressAdmission,
   PressAdmissionResult,
+  PressNote,
   WidgetContentResult,
   WriteGuard,
   PushClaim,
@@ -46,9 +47,33 @@ import type { PressTarget } from './press-target.js';
  *   record or key, a token hash, a webhook map or outcome under it) rejects with
  *   `refuseUnholdable`'s `TypeError` and changes nothing. Never a driver error. The core
  *   never passes one; this is the stores' own defence.
+ *
+ * Call shapes: the keys that name a record (account id, slug, device id, event id...)
+ * come first, positionally; times, counts and other values come in one named object
+ * (`readEvents(accountId, { after, now, limit })`), so no two numbers ever stand side by
+ * side at a call site.
+ *
+ * `Storage` is the union of one interface per concern (`AccountStore`,
+ * `EventStore`, `LeaseStore`...), the same concerns the conformance suite
+ * (`@tilecast/storage-conformance`) checks one by one: a store can be assembled from
+ * parts, each typed by its concern.
  */
-export interface Storage {
-  // ── accounts ──────────────────────────────────────────────────────────────
+export interface Storage
+  extends AccountStore,
+    SeedStore,
+    ActivityStore,
+    WidgetStore,
+    DeviceStore,
+    CredentialStore,
+    EventStore,
+    LeaseStore,
+    PressStore,
+    PushThrottleStore,
+    WebhookStore,
+    HousekeepingStore {}
+
+/** Accounts (conformance concern `accounts`). */
+export interface AccountStore {
   /** Creates or replaces an account (the management API's `createAccount`). */
   upsertAccount(account: AccountRecord): Promise<void>;
   /** Deletes an account with its activities, widgets, devices, shares and events. */
@@ -62,7 +87,10 @@ export interface Storage {
     accountId: string,
     patch: { subscription?: Subscription; activityQuota?: number },
   ): Promise<boolean>;
+}
 
+/** Seeding (conformance concern `seedCreatesOnly`). */
+export interface SeedStore {
   /**
    * **ATOMIC.** Creates the record unless one with its key already exists (account id;
    * account id and slug; device id, whatever its account), and answers whether it did.
@@ -73,8 +101,10 @@ export interface Storage {
    * A token hash already held by another account or device is refused, as on upsert.
    */
   createIfAbsent(record: AbsentRecord): Promise<boolean>;
+}
 
-  // ── activities ────────────────────────────────────────────────────────────
+/** Activities (conformance concerns `activities`, `activityQuota`, `writeGuards`). */
+export interface ActivityStore {
   /**
    * Creates an activity, or changes the definition (template, dismissal delay) of an
    * existing one, keeping its state and content when the template is unchanged and
@@ -102,8 +132,13 @@ export interface Storage {
   ): Promise<ActivityUpdateResult>;
   /** The account's activities, sorted by slug. */
   listActivities(accountId: string): Promise<ActivityRecord[]>;
+}
 
-  // ── widgets ───────────────────────────────────────────────────────────────
+/**
+ * Widgets and their shares (conformance concerns `widgets`, `writeGuards`, `listings`,
+ * `pressTargets`).
+ */
+export interface WidgetStore {
   /**
    * Creates a widget, or changes its definition (template, stale_after, privacy), keeping
    * content when the template is unchanged and clearing it when the template changes.
@@ -139,8 +174,10 @@ export interface Storage {
    * whether its webhook map has any entry. Null if no such widget. Every press asks this.
    */
   getPressTarget(accountId: string, slug: string, actionId: string, deviceId: string): Promise<PressTarget | null>;
+}
 
-  // ── devices ───────────────────────────────────────────────────────────────
+/** Devices (conformance concerns `devices`, `listings`). */
+export interface DeviceStore {
   /** Registers or replaces a device. */
   upsertDevice(device: DeviceRecord): Promise<void>;
   /** Deletes a device and every share naming it. */
@@ -149,8 +186,10 @@ export interface Storage {
   findDeviceByTokenHash(tokenHash: string): Promise<DeviceRecord | null>;
   /** Devices of an account, sorted by id. */
   listAccountDevices(accountId: string): Promise<DeviceRecord[]>;
+}
 
-  // ── credentials of open streams ───────────────────────────────────────────
+/** Credentials of open streams (conformance concern `credentialChecks`). */
+export interface CredentialStore {
   /**
    * Whether the credentials behind this instance's open streams still hold, all in one
    * call (it runs every few seconds, whatever the number of streams; PostgreSQL: at most one
@@ -159,8 +198,10 @@ export interface Storage {
    * token hash. Answers one boolean per entry, in the order given.
    */
   checkCredentials(query: CredentialQuery): Promise<CredentialValidity>;
+}
 
-  // ── event log (account-scoped) ────────────────────────────────────────────
+/** The account-scoped event log (conformance concern `events`). */
+export interface EventStore {
   /**
    * **ATOMIC.** Appends an event to the account's log and returns its position. Positions
    * rise by one in commit order per account: no reader may ever see position n+1 and
@@ -171,36 +212,34 @@ export interface Storage {
     event: Omit<StoredEvent, 'position'>,
   ): Promise<StoredEvent>;
   /**
-   * Events of the account with position > `afterPosition` (0: all) that have not expired
-   * at `now` (`expiresAt > now`), in position order, at most `limit`.
+   * Events of the account with position > `after` (0: all) that have not expired at
+   * `now` (`expiresAt > now`), in position order, at most `limit`.
    */
-  readEvents(
-    accountId: string,
-    afterPosition: number,
-    now: number,
-    limit: number,
-  ): Promise<StoredEvent[]>;
+  readEvents(accountId: string, read: EventRead): Promise<StoredEvent[]>;
   /** The account's highest position so far (0 when none). */
   lastEventPosition(accountId: string): Promise<number>;
+  /**
+   * Optional cross-instance wake-up: calls `listener(accountId)` when another instance
+   * appended an event. Returns an unsubscribe function. Absent on single-process stores.
+   */
+  subscribeEvents?(listener: (accountId: string) => void): () => void;
+}
 
-  // ── event-stream leases ───────────────────────────────────────────────────
+/** Event-stream leases (conformance concern `leases`). */
+export interface LeaseStore {
   /**
    * **ATOMIC.** Takes one of at most `max` stream slots of the account for `leaseId`,
    * valid until `now + ttlMs`. Expired leases (of crashed instances) are ignored and
    * removed. False when `max` unexpired leases are held.
    */
-  acquireStreamLease(
-    accountId: string,
-    leaseId: string,
-    max: number,
-    now: number,
-    ttlMs: number,
-  ): Promise<boolean>;
+  acquireStreamLease(accountId: string, leaseId: string, terms: LeaseAcquisition): Promise<boolean>;
   /** Extends a held lease to `now + ttlMs`. False if it expired or was released. */
-  renewStreamLease(accountId: string, leaseId: string, now: number, ttlMs: number): Promise<boolean>;
+  renewStreamLease(accountId: string, leaseId: string, terms: LeaseRenewal): Promise<boolean>;
   releaseStreamLease(accountId: string, leaseId: string): Promise<void>;
+}
 
-  // ── press intake ──────────────────────────────────────────────────────────
+/** Press intake (conformance concerns `pressDedup`, `tokenBuckets`, `pressNotes`). */
+export interface PressStore {
   /**
    * **ATOMIC**, all or nothing. Admits a press:
    * 1. de-duplication: if `key` is held and unexpired (`expiresAt > now`), answers
@@ -220,61 +259,114 @@ export interface Storage {
    * Notes that device `deviceId` pressed a tile of widget `widgetKey`, remembered until
    * `until`; a later note for the same pair replaces it (the latest press counts).
    */
-  notePress(widgetKey: string, deviceId: string, until: number): Promise<void>;
+  notePress(note: PressNote): Promise<void>;
   /** Devices with a press note on `widgetKey` still valid at `now` (`until > now`), sorted. */
   listRecentPressers(widgetKey: string, now: number): Promise<string[]>;
+}
 
-  // ── widget push throttle ──────────────────────────────────────────────────
+/** The widget push throttle (conformance concern `widgetThrottle`). */
+export interface PushThrottleStore {
   /**
    * **ATOMIC.** Claims the right to push widget `key` at `now`. Outside a running window:
    * `{send: 'now'}` and a window of `windowMs` starts. Inside one: `{send: 'later', at}`
    * (the window's end) with `trailingScheduled: false` for exactly one caller per window,
    * who must then call `claimTrailingPush` at `at`; `true` for everyone else.
    */
-  claimWidgetPush(key: string, now: number, windowMs: number): Promise<PushClaim>;
+  claimWidgetPush(key: string, window: PushWindow): Promise<PushClaim>;
   /**
    * **ATOMIC.** At the end of a window: true (exactly once per window that had a trailing
    * push pending) and a new window of `windowMs` starts at `now`; false otherwise.
    */
-  claimTrailingPush(key: string, now: number, windowMs: number): Promise<boolean>;
+  claimTrailingPush(key: string, window: PushWindow): Promise<boolean>;
+}
 
-  // ── webhooks ──────────────────────────────────────────────────────────────
+/** Webhook maps, delivery claims and outcomes (conformance concern `webhooks`). */
+export interface WebhookStore {
   /** Replaces a widget's webhook map (opaque JSON to the store). False if no such widget. */
   setWebhookMap(accountId: string, slug: string, map: Record<string, unknown>): Promise<boolean>;
   /** The widget's webhook map ({} when none), or null if no such widget. */
   getWebhookMap(accountId: string, slug: string): Promise<Record<string, unknown> | null>;
   /**
    * **ATOMIC.** Claims delivery of event `eventId` to webhook entry `entryKey` for
-   * `instanceId`: true for exactly one caller across instances.
+   * `instanceId`: true for exactly one caller across instances (while the claim holds).
    */
-  claimWebhookDelivery(eventId: string, entryKey: string, instanceId: string, now: number, expiresAt: number): Promise<boolean>;
+  claimWebhookDelivery(eventId: string, entryKey: string, claim: DeliveryClaim): Promise<boolean>;
   /** Records the outcome of a whole delivery (ISO 8601 time) on the entry. */
-  recordWebhookOutcome(
-    accountId: string,
-    slug: string,
-    entryKey: string,
-    outcome: 'success' | 'failure',
-    at: string,
-  ): Promise<void>;
+  recordWebhookOutcome(accountId: string, slug: string, entryKey: string, outcome: DeliveryOutcome): Promise<void>;
   /** Delivery timestamps per entry key. */
   getWebhookOutcomes(
     accountId: string,
     slug: string,
   ): Promise<Record<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>>;
 
-  // ── housekeeping and lifecycle ────────────────────────────────────────────
+}
+
+/** Housekeeping and lifecycle (conformance concern `purge`). */
+export interface HousekeepingStore {
   /**
    * Removes expired events, press keys, press notes, leases and delivery claims, at most
    * `batch` rows of each kind; returns how many were removed in total. Also frees state
    * that is indistinguishable from absent state (full token buckets, ended throttle
    * windows), uncounted, so the store stays bounded.
    */
-  purgeExpired(now: number, batch: number): Promise<number>;
-  /**
-   * Optional cross-instance wake-up: calls `listener(accountId)` when another instance
-   * appended an event. Returns an unsubscribe function. Absent on single-process stores.
-   */
-  subscribeEvents?(listener: (accountId: string) => void): () => void;
+  purgeExpired(round: PurgeRound): Promise<number>;
   /** Releases resources the store opened itself (never a pool the host passed in). */
   close(): Promise<void>;
+}
+
+// ── named arguments ─────────────────────────────────────────────────────────
+
+/** Which events `readEvents` returns. */
+export interface EventRead {
+  /** Only events with a position above this one (0: from the start). */
+  after: number;
+  /** Only events that have not expired at `now` (`expiresAt > now`). */
+  now: number;
+  /** At most this many events. */
+  limit: number;
+}
+
+/** The terms of `acquireStreamLease`. */
+export interface LeaseAcquisition {
+  /** At most this many unexpired leases per account. */
+  max: number;
+  now: number;
+  /** The lease holds until `now + ttlMs`. */
+  ttlMs: number;
+}
+
+/** The terms of `renewStreamLease`. */
+export interface LeaseRenewal {
+  now: number;
+  /** The lease then holds until `now + ttlMs`. */
+  ttlMs: number;
+}
+
+/** The moment and window length of a push-throttle claim. */
+export interface PushWindow {
+  now: number;
+  /** Length of the window a claim starts. */
+  windowMs: number;
+}
+
+/** Who claims a webhook delivery, when, and until when the claim holds. */
+export interface DeliveryClaim {
+  instanceId: string;
+  now: number;
+  /** The claim is kept (and refuses others) until then; `purgeExpired` removes it after. */
+  expiresAt: number;
+}
+
+/** The outcome of a whole webhook delivery. */
+export interface DeliveryOutcome {
+  outcome: 'success' | 'failure';
+  /** ISO 8601 time of the outcome. */
+  at: string;
+}
+
+/** One round of `purgeExpired`. */
+export interface PurgeRound {
+  now: number;
+  /** At most this many rows of each kind are removed. */
+  batch: number;
 }

@@ -8,6 +8,13 @@ export interface ActivityPush {
   state: ActivityStateName;
   content: unknown;
   dismissal_delay_s: number;
+  /**
+   * The activity's template and the update's ISO 8601 time. Not part of the device
+   * stream's `event: activity` (which carries only the fields above): an APNs transport
+   * needs them for the Live Activity's `attributes` and the push's `timestamp`.
+   */
+  template: string;
+  updated_at: string;
 }
 
 /** What a device is told about a widget (reference-deployment §5, `event: widget`). */

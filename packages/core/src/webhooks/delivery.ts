@@ -78,11 +78,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (target === null) return;
     const now = clock.now();
     if (now >= event.expiresAt) return;
-    if (!(await storage.claimWebhookDelivery(event.id, target.key, instanceId, now, event.expiresAt))) return;
+    if (!(await storage.claimWebhookDelivery(event.id, target.key, { instanceId, now, expiresAt: event.expiresAt }))) return;
 
     const outcome = await attemptAll(target.entry, envelope, event);
     if (closing.signal.aborted) return; // cut short by shutdown: not the receiver's outcome
-    await storage.recordWebhookOutcome(accountId, slug, target.key, outcome.ok ? 'success' : 'failure', isoTime(clock.now()));
+    await storage.recordWebhookOutcome(accountId, slug, target.key, {
+      outcome: outcome.ok ? 'success' : 'failure',
+      at: isoTime(clock.now()),
+    });
     const fields = { account: accountId, slug, entry: target.key, event_id: event.id, ...outcome };
     if (outcome.ok) logger.info('webhook delivered', fields);
     else logger.warn('webhook delivery failed', fields);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { readCredentials, soleAuthorization } from '../../src/auth/authorization-header.js';
-import { createTilecast, silentLogger, type CoreRequest, type HeaderValue } from '../../src/index.js';
+import type { CoreRequest, HeaderValue } from '../../src/adapter.js';
+import { createTilecast, silentLogger } from '../../src/index.js';
 
 describe('the Authorization header', () => {
   it('is one header: a string, or an array of exactly one (as an adapter may hand it over)', () => {

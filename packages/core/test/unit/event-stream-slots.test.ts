@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { createTilecast, silentLogger, type CoreRequest } from '../../src/index.js';
+import type { CoreRequest } from '../../src/adapter.js';
+import { createTilecast, silentLogger } from '../../src/index.js';
 
 const request = (token: string, signal?: AbortSignal): CoreRequest => ({
   method: 'GET',

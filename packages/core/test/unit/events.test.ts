@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TilecastError } from '../../src/errors.js';
+import type { TilecastError } from '../../src/errors.js';
 import { matchesFilters, parseEventFilters } from '../../src/events/filters.js';
 import { startPosition } from '../../src/events/positions.js';
 import { pressEventId } from '../../src/presses/event-id.js';

@@ -11,7 +11,7 @@ describe('stream lease keeper', () => {
     const clock = createManualClock();
     const storage = createMemoryStorage();
     const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
-    for (const id of ['a', 'b']) expect(await storage.acquireStreamLease('acme', id, 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
+    for (const id of ['a', 'b']) expect(await storage.acquireStreamLease('acme', id, { max: 4, now: clock.now(), ttlMs: STREAM_LEASE_TTL_MS })).toBe(true);
     keeper.keep(lease('acme', 'a'));
     keeper.keep(lease('acme', 'b'));
     expect(clock.pendingTimers()).toBe(1);
@@ -20,9 +20,9 @@ describe('stream lease keeper', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Two minutes on: both leases are still held, so only two more slots are free.
-    expect(await storage.acquireStreamLease('acme', 'c', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
-    expect(await storage.acquireStreamLease('acme', 'd', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(true);
-    expect(await storage.acquireStreamLease('acme', 'e', 4, clock.now(), STREAM_LEASE_TTL_MS)).toBe(false);
+    expect(await storage.acquireStreamLease('acme', 'c', { max: 4, now: clock.now(), ttlMs: STREAM_LEASE_TTL_MS })).toBe(true);
+    expect(await storage.acquireStreamLease('acme', 'd', { max: 4, now: clock.now(), ttlMs: STREAM_LEASE_TTL_MS })).toBe(true);
+    expect(await storage.acquireStreamLease('acme', 'e', { max: 4, now: clock.now(), ttlMs: STREAM_LEASE_TTL_MS })).toBe(false);
     keeper.close();
   });
 
@@ -30,7 +30,7 @@ describe('stream lease keeper', () => {
     const clock = createManualClock();
     const storage = createMemoryStorage();
     const keeper = createStreamLeaseKeeper(storage, clock, silentLogger);
-    await storage.acquireStreamLease('acme', 'a', 4, clock.now(), STREAM_LEASE_TTL_MS);
+    await storage.acquireStreamLease('acme', 'a', { max: 4, now: clock.now(), ttlMs: STREAM_LEASE_TTL_MS });
     let lost = 0;
     keeper.keep(lease('acme', 'a', () => lost++));
     const gone = lease('acme', 'gone', () => lost++);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import type { StoredEvent } from '../../src/storage/records.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -77,7 +77,7 @@ function event(data: { action: string; kind: 'button' | 'toggle'; value?: boolea
 }
 
 const setMap = (map: Record<string, unknown>) => storage.setWebhookMap('acme', 'lights', map);
-const outcomes = async () => (await storage.getWebhookOutcomes('acme', 'lights'))['*'] ?? (await storage.getWebhookOutcomes('acme', 'lights'))['hall'];
+const outcomes = async () => (await storage.getWebhookOutcomes('acme', 'lights'))['*'] ?? (await storage.getWebhookOutcomes('acme', 'lights')).hall;
 
 async function deliver(d: WebhookDispatcher, e: StoredEvent): Promise<void> {
   d.dispatch('acme', 'lights', e);

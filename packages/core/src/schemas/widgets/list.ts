@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { Value } from '../blocks.js';
 import { orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields } from './common.js';

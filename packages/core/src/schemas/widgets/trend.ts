@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { Value } from '../blocks.js';
 import { Color } from '../enums.js';
 import { finiteNumber, orNull, strict, text } from '../primitives.js';

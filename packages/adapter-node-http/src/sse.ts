@@ -1,0 +1,69 @@
+/** An event stream over a `node:http` response: its head, and the sink the core writes to. */
+import type { ServerResponse } from 'node:http';
+import type { CoreResult, SseSink } from '@tilecast/core/adapter';
+import { abortIfWatched, closeController, whenClosed } from './close.js';
+
+/**
+ * Not an async function, like `handleNodeRequest`: a stream lives for minutes, and a
+ * suspended async frame (with its registers) per open stream costs memory that every
+ * major GC marks again.
+ */
+export function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind: 'sse' }>): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+    ...result.headers,
+  });
+  res.flushHeaders();
+  const sink = createSseSink(res);
+  // Ended whatever way the run ends (`finally` would keep two more closures per stream).
+  // A run that failed leaves an ended response: nothing more to answer.
+  const end = () => sink.end();
+  return result.run(sink).then(end, end);
+}
+
+function createSseSink(res: ServerResponse): SseSink {
+  return new NodeSseSink(res);
+}
+
+/** What every SSE write answers: one settled promise, not a new one per write. */
+const written = Promise.resolve();
+
+/**
+ * A class, not a literal with a getter: one per open stream, so its size counts. The core
+ * watches it through `onClose`; its `signal` (an AbortController, most of a kilobyte with
+ * its listener) is made only if something reads it.
+ */
+class NodeSseSink implements SseSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  get signal(): AbortSignal {
+    const controller = closeController(this.res);
+    if (this.res.writableEnded) controller.abort(); // ended by the server: aborted too
+    return controller.signal;
+  }
+
+  onClose(fn: () => void): void {
+    whenClosed(this.res, fn);
+  }
+
+  write(text: string): Promise<void> {
+    // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
+    // client stopped reading (reference-deployment §9), instead of stalling its loop.
+    if (!this.res.closed && !this.res.writableEnded) this.res.write(text);
+    return written;
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+    // Ended by the server: the signal, if made, says so now (as the contract has it), not
+    // only once the connection closes.
+    abortIfWatched(this.res);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The core's public surface, split by audience: users (`@tilecast/core`), store authors
+ * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`). Internals and
+ * another audience's helpers stay out of each entry; the Node I/O lives in
+ * `@tilecast/adapter-node-http`.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as adapter from '../../src/adapter.js';
+import * as root from '../../src/index.js';
+import * as storage from '../../src/storage/index.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+
+describe('entry points of @tilecast/core', () => {
+  it('publishes one entry per audience, and no Node I/O', () => {
+    expect(Object.keys(packageJson.exports).sort()).toEqual(['.', './adapter', './schemas', './storage', './verify']);
+  });
+
+  it('gives store authors the helpers stores share', () => {
+    expect(Object.keys(storage).sort()).toEqual([
+      'StorageUnavailableError',
+      'actionKindIn',
+      'isHoldable',
+      'isStorageUnavailable',
+      'isoTime',
+      'refuseUnholdable',
+      'refuseUnholdableJson',
+      'tokenTakes',
+      'writeRefusal',
+    ]);
+  });
+
+  it('gives adapter authors the seam', () => {
+    expect(Object.keys(adapter).sort()).toEqual([
+      'BODY_LIMIT_BYTES',
+      'errorToResult',
+      'internalErrorResult',
+      'isJsonMediaType',
+      'jsonDecodeError',
+      'readJsonBody',
+      'readJsonBodySized',
+    ]);
+  });
+
+  it("keeps the other audiences' helpers and the internals out of the users' entry", () => {
+    const internals = ['fail', 'isoTime', 'writeRefusal', 'refuseUnholdable', 'tokenTakes', 'actionKindIn', 'errorToResult', 'readJsonBody', 'jsonDecodeError'];
+    expect(Object.keys(root).filter((name) => internals.includes(name))).toEqual([]);
+    expect(root.createTilecast).toBeTypeOf('function');
+    // Errors a user can meet (a management call while the store is down) stay there too.
+    expect(root.StorageUnavailableError).toBe(storage.StorageUnavailableError);
+  });
+});

@@ -1,0 +1,49 @@
+import { accountTests } from './concerns/accounts.js';
+import { activityTests } from './concerns/activities.js';
+import { activityQuotaTests } from './concerns/activity-quota.js';
+import { copyTests } from './concerns/copies.js';
+import { createIfAbsentTests } from './concerns/create-if-absent.js';
+import { credentialCheckTests } from './concerns/credential-checks.js';
+import { deviceTests } from './concerns/devices.js';
+import { eventTests } from './concerns/events.js';
+import { leaseTests } from './concerns/leases.js';
+import { listingTests } from './concerns/listings.js';
+import { pressDedupTests } from './concerns/press-dedup.js';
+import { pressNoteTests } from './concerns/press-notes.js';
+import { pressTargetTests } from './concerns/press-targets.js';
+import { purgeTests } from './concerns/purge.js';
+import { tokenBucketTests } from './concerns/token-buckets.js';
+import { unholdableValueTests } from './concerns/unholdable-values.js';
+import { webhookTests } from './concerns/webhooks.js';
+import { widgetThrottleTests } from './concerns/widget-throttle.js';
+import { widgetTests } from './concerns/widgets.js';
+import { writeGuardTests } from './concerns/write-guards.js';
+import type { GetHandles } from './harness.js';
+
+/** The concerns of the suite, by the id used in `skip`. */
+export const storageConcerns = {
+  accounts: { title: 'accounts', define: accountTests },
+  activities: { title: 'activities', define: activityTests },
+  activityQuota: { title: 'activity quota under concurrency', define: activityQuotaTests },
+  widgets: { title: 'widgets and shares', define: widgetTests },
+  writeGuards: { title: 'guarded publisher writes', define: writeGuardTests },
+  devices: { title: 'devices', define: deviceTests },
+  credentialChecks: { title: 'credential checks of open streams', define: credentialCheckTests },
+  listings: { title: 'listings for device snapshots', define: listingTests },
+  events: { title: 'event log', define: eventTests },
+  leases: { title: 'event-stream leases', define: leaseTests },
+  tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },
+  pressTargets: { title: 'press targets', define: pressTargetTests },
+  pressDedup: { title: 'press de-duplication', define: pressDedupTests },
+  pressNotes: { title: 'recent-press notes', define: pressNoteTests },
+  widgetThrottle: { title: 'widget push throttle', define: widgetThrottleTests },
+  webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
+  purge: { title: 'purgeExpired', define: purgeTests },
+  copies: { title: 'records are copies', define: copyTests },
+  unholdableValues: { title: 'values no store can hold', define: unholdableValueTests },
+  seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
+} satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
+
+/** A concern's id, as `skip` takes it. */
+export type StorageConcern = keyof typeof storageConcerns;
+

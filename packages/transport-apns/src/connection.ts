@@ -1,0 +1,187 @@
+import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
+import type { Clock } from '@tilecast/core';
+
+/** What one request to APNs came to. */
+export type ApnsAnswer =
+  | { kind: 'answer'; status: number; reason: string | null; retryAfter: string | null }
+  /** The stream or the connection failed before an answer (socket error, GOAWAY, reset). */
+  | { kind: 'network'; error: string }
+  /** No answer within the request timeout; the stream was cancelled. */
+  | { kind: 'timeout' };
+
+export interface ConnectionOptions {
+  origin: string;
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Streams open at once on this connection; further requests wait in order. */
+  maxConcurrentStreams: number;
+  requestTimeoutMs: number;
+  clock: Clock;
+  /** Called when a connection replaces one that was lost (GOAWAY, error, close). */
+  onReconnect: () => void;
+}
+
+/**
+ * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
+ * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
+ * server's SETTINGS say so); requests beyond wait for a free stream, first come first
+ * served. The connection keeps the process alive only while streams are open.
+ */
+export class ApnsConnection {
+  private session: ClientHttp2Session | null = null;
+  private connectedOnce = false;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private lastAnswerAt = 0;
+  private closed = false;
+
+  constructor(private readonly options: ConnectionOptions) {}
+
+  /** Streams open now and requests waiting for one (for tests and diagnostics). */
+  load(): { active: number; waiting: number } {
+    return { active: this.active, waiting: this.waiting.length };
+  }
+
+  async request(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+    await this.acquire();
+    try {
+      if (this.closed) return { kind: 'network', error: 'transport closed' };
+      return await this.send(headers, body);
+    } finally {
+      this.release();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.session?.close();
+    this.session = null;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  private limit(): number {
+    const remote = this.session?.remoteSettings?.maxConcurrentStreams;
+    return Math.max(1, Math.min(this.options.maxConcurrentStreams, remote ?? Infinity));
+  }
+
+  private acquire(): Promise<void> {
+    if (this.active < this.limit() && this.waiting.length === 0) {
+      this.active += 1;
+      this.keepAlive();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      this.waiting.push(() => {
+        this.active += 1;
+        this.keepAlive();
+        resolve();
+      }),
+    );
+  }
+
+  private release(): void {
+    this.active -= 1;
+    while (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.waiting.shift()!();
+    this.keepAlive();
+  }
+
+  /** A connection holds the process only while it has work. */
+  private keepAlive(): void {
+    if (this.session === null || this.session.destroyed) return;
+    if (this.active > 0) this.session.ref();
+    else this.session.unref();
+  }
+
+  private sessionNow(): ClientHttp2Session {
+    const current = this.session;
+    if (current !== null && !current.closed && !current.destroyed) return current;
+    if (this.connectedOnce) this.options.onReconnect();
+    this.connectedOnce = true;
+    const session = connect(this.options.origin, this.options.ca === undefined ? {} : { ca: this.options.ca });
+    const forget = () => {
+      if (this.session === session) this.session = null;
+    };
+    // A lost connection is replaced by the next request; its streams fail on their own.
+    session.on('error', forget);
+    session.on('goaway', forget);
+    session.on('close', forget);
+    // Flow control: the remote settings may lower the stream limit; waiting requests
+    // are released by `release`, which re-reads it.
+    session.on('remoteSettings', () => {
+      while (this.waiting.length > 0 && this.active < this.limit()) this.waiting.shift()!();
+    });
+    this.session = session;
+    return session;
+  }
+
+  private send(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+    const { clock, requestTimeoutMs } = this.options;
+    return new Promise((resolve) => {
+      let settled = false;
+      let timer: unknown;
+      const settle = (answer: ApnsAnswer) => {
+        if (settled) return;
+        settled = true;
+        if (timer !== undefined) clock.clearTimeout(timer);
+        resolve(answer);
+      };
+      let session: ClientHttp2Session;
+      let stream: ClientHttp2Stream;
+      try {
+        session = this.sessionNow();
+        stream = session.request({ ':method': 'POST', ...headers });
+      } catch (error) {
+        this.session = null;
+        settle({ kind: 'network', error: String(error) });
+        return;
+      }
+      const startedAt = clock.now();
+      timer = clock.setTimeout(() => {
+        timer = undefined;
+        settle({ kind: 'timeout' });
+        stream.close(constants.NGHTTP2_CANCEL);
+        // Nothing answered on this connection for a whole timeout: it is dead, not slow.
+        if (this.lastAnswerAt < startedAt && this.session === session) {
+          this.session = null;
+          session.destroy();
+        }
+      }, requestTimeoutMs);
+      let status = 0;
+      let retryAfter: string | null = null;
+      let text = '';
+      stream.setEncoding('utf8');
+      stream.on('response', (responseHeaders) => {
+        status = Number(responseHeaders[':status']);
+        const header = responseHeaders['retry-after'];
+        retryAfter = typeof header === 'string' ? header : null;
+      });
+      stream.on('data', (chunk: string) => {
+        // An APNs answer body is a small JSON object; anything longer is not one.
+        if (text.length < 4096) text += chunk;
+      });
+      stream.on('end', () => {
+        if (status === 0) return;
+        this.lastAnswerAt = clock.now();
+        settle({ kind: 'answer', status, reason: reasonOf(text), retryAfter });
+      });
+      stream.on('error', (error) => settle({ kind: 'network', error: error.message }));
+      stream.on('close', () => {
+        if (status !== 0) {
+          this.lastAnswerAt = clock.now();
+          settle({ kind: 'answer', status, reason: reasonOf(text), retryAfter });
+        } else settle({ kind: 'network', error: `stream closed without an answer (code ${stream.rstCode ?? 'none'})` });
+      });
+      stream.end(body);
+    });
+  }
+}
+
+function reasonOf(text: string): string | null {
+  if (text === '') return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const reason = (parsed as { reason?: unknown } | null)?.reason;
+    return typeof reason === 'string' ? reason : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,350 @@
+import type { KeyObject } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http2';
+import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
+import { ApnsConnection, type ApnsAnswer } from './connection.js';
+import { ProviderToken, readSigningKey } from './provider-token.js';
+import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
+
+export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
+  production: 'https://api.push.apple.com',
+  sandbox: 'https://api.sandbox.push.apple.com',
+};
+
+/** A push may be delivered up to an hour after it was handed over (`apns-expiration`). */
+export const APNS_EXPIRATION_S = 3600;
+/** `429` and `5xx` (and lost streams) are retried at most this many times. */
+export const MAX_RETRIES = 2;
+
+export interface ApnsTransportOptions {
+  /** The Apple Developer team id (the JWT's `iss`). */
+  teamId: string;
+  /** The id of the signing key (the JWT's `kid`). */
+  keyId: string;
+  /** The `.p8` signing key: its PEM text, or a KeyObject. */
+  signingKey: string | KeyObject;
+  /** The app's bundle id; topics are `<bundleId>.push-type.liveactivity|widgets`. */
+  bundleId: string;
+  /** Where the devices' APNs tokens are kept (the Tilecast store implements it). */
+  registry: ApnsRegistry;
+  /** Replaces both Apple origins (a test double on 127.0.0.1). */
+  origin?: string;
+  /** CAs to trust for the origin instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** The Live Activity's `attributes-type` for start pushes. */
+  attributesType?: string;
+  /** `apns-priority` of update pushes: 10 (default) or 5 to spare the device's budget. */
+  updatePriority?: 5 | 10;
+  /** Streams open at once per connection (default 100); more requests wait in order. */
+  maxConcurrentStreams?: number;
+  /** A request without an answer after this long is cancelled and retried (default 10 s). */
+  requestTimeoutMs?: number;
+  /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
+  retryBaseMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** Source of the retry jitter, in [0, 1). */
+  random?: () => number;
+}
+
+/** Every outcome, counted since the transport was made. */
+export interface ApnsCounters {
+  /** Pushes APNs accepted (`200`). */
+  sent: number;
+  /** Attempts repeated after `429`, `5xx`, a lost stream, a timeout or a renewed provider token. */
+  retried: number;
+  /** Pushes given up: expired, retries used up, refused (other 4xx), or the transport closed. */
+  dropped: number;
+  /** Device tokens removed after `410 Unregistered`, `400 BadDeviceToken` or `400 DeviceTokenNotForTopic`. */
+  tokensRemoved: number;
+  /** Pushes with no token to go to (no registration, no push-to-start, update or widgets token). */
+  skipped: number;
+  /** Pushes not sent (or not retried) because a newer one for the same activity or widget came. */
+  superseded: number;
+  /** Requests cancelled for want of an answer within the request timeout. */
+  timeouts: number;
+  /** Connections opened to replace a lost one (GOAWAY, socket error, dead connection). */
+  reconnects: number;
+  /** Provider tokens signed. */
+  providerTokens: number;
+}
+
+export interface ApnsTransport extends DeviceTransport {
+  counters(): ApnsCounters;
+  /** Streams open and requests waiting, per origin. */
+  load(): Record<string, { active: number; waiting: number }>;
+  /** Closes the connections and drops pushes waiting for a retry. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  deviceId: string;
+  token: string;
+  /** Pushes with the same key supersede each other (newest wins). */
+  key: string;
+  seq: number;
+  environment: ApnsEnvironment;
+  headers: OutgoingHttpHeaders;
+  body: string;
+  expiresAtMs: number;
+  /** What the logs say about the push (never a token). */
+  about: Record<string, unknown>;
+  afterSent?: () => Promise<void>;
+}
+
+const REMOVE_TOKEN: ReadonlySet<string> = new Set(['410 Unregistered', '400 BadDeviceToken', '400 DeviceTokenNotForTopic']);
+
+export function createApnsTransport(options: ApnsTransportOptions): ApnsTransport {
+  const { teamId, keyId, bundleId, registry } = options;
+  for (const [name, value] of Object.entries({ teamId, keyId, bundleId })) {
+    if (typeof value !== 'string' || value.trim() === '') throw new Error(`transport-apns: ${name} is required`);
+  }
+  const key = readSigningKey(options.signingKey);
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const random = options.random ?? Math.random;
+  const attributesType = options.attributesType ?? 'TilecastActivityAttributes';
+  const updatePriority = options.updatePriority ?? 10;
+  const retryBaseMs = options.retryBaseMs ?? 1000;
+  const provider = new ProviderToken(key, keyId, teamId, clock);
+
+  const counters: ApnsCounters = { sent: 0, retried: 0, dropped: 0, tokensRemoved: 0, skipped: 0, superseded: 0, timeouts: 0, reconnects: 0, providerTokens: 0 };
+  const connections = new Map<string, ApnsConnection>();
+  const connectionFor = (environment: ApnsEnvironment): ApnsConnection => {
+    const origin = options.origin ?? APNS_ORIGINS[environment];
+    let connection = connections.get(origin);
+    if (connection === undefined) {
+      connection = new ApnsConnection({
+        origin,
+        ca: options.ca,
+        maxConcurrentStreams: options.maxConcurrentStreams ?? 100,
+        requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+        clock,
+        onReconnect: () => {
+          counters.reconnects += 1;
+          logger.info('apns: reconnecting', { origin });
+        },
+      });
+      connections.set(origin, connection);
+    }
+    return connection;
+  };
+
+  /** The newest push per key; an older one still waiting to retry gives way. */
+  let nextSeq = 0;
+  const latest = new Map<string, number>();
+  /** Per device and activity: the time of the newest push handed over (never goes back). */
+  const lastUpdate = new BoundedMap<string, number>(100_000);
+  const sleeping = new Map<unknown, () => void>();
+  let closed = false;
+
+  const sleep = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const handle = clock.setTimeout(() => {
+        sleeping.delete(handle);
+        resolve(true);
+      }, ms);
+      sleeping.set(handle, () => resolve(false));
+    });
+
+  const drop = (job: Job, why: string, fields: Record<string, unknown> = {}): void => {
+    counters.dropped += 1;
+    logger.warn(`apns: push dropped (${why})`, { ...job.about, ...fields });
+  };
+
+  const backoffMs = (retry: number, retryAfter: string | null): number => {
+    // Full-jitter in [base/2, base); after a `retry-after`, never sooner than told and
+    // spread over the half-base that follows so that many devices do not come back at once.
+    const base = retryBaseMs * 2 ** (retry - 1);
+    const told = retryAfterMs(retryAfter, clock.now());
+    return told > 0 ? told + (random() * base) / 2 : base / 2 + (random() * base) / 2;
+  };
+
+  const deliver = async (job: Job): Promise<void> => {
+    let retries = 0;
+    let renewed = false;
+    try {
+      for (;;) {
+        if (closed) return drop(job, 'transport closed');
+        if (latest.get(job.key) !== job.seq) {
+          counters.superseded += 1;
+          return;
+        }
+        if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
+        const bearer = provider.current();
+        counters.providerTokens = provider.issued;
+        const answer: ApnsAnswer = await connectionFor(job.environment).request(
+          { ...job.headers, authorization: `bearer ${bearer}` },
+          job.body,
+        );
+        if (answer.kind === 'answer' && answer.status === 200) {
+          counters.sent += 1;
+          await job.afterSent?.();
+          return;
+        }
+        if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) {
+          await registry.removeToken(job.deviceId, job.token);
+          counters.tokensRemoved += 1;
+          logger.info('apns: device token removed', { ...job.about, status: answer.status, reason: answer.reason });
+          return;
+        }
+        if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
+          // Renewed once per push; `refused` renews at most once per token and never
+          // inside Apple's 20 minutes, whatever the number of 403s in flight.
+          if (renewed || !provider.refused(bearer)) {
+            logger.error('apns: provider token refused as expired', { ...job.about, renewed });
+            return drop(job, 'provider token refused');
+          }
+          renewed = true;
+          counters.providerTokens = provider.issued;
+          counters.retried += 1;
+          continue;
+        }
+        const retryable = answer.kind !== 'answer' || answer.status === 429 || answer.status >= 500;
+        if (answer.kind === 'timeout') counters.timeouts += 1;
+        const fields = answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
+        if (!retryable) {
+          if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...job.about, ...fields });
+          return drop(job, 'refused', fields);
+        }
+        if (retries >= MAX_RETRIES) return drop(job, 'retries used up', fields);
+        retries += 1;
+        const delay = backoffMs(retries, answer.kind === 'answer' ? answer.retryAfter : null);
+        if (clock.now() + delay >= job.expiresAtMs) return drop(job, 'expired', fields);
+        counters.retried += 1;
+        if (!(await sleep(delay))) return drop(job, 'transport closed');
+      }
+    } finally {
+      if (latest.get(job.key) === job.seq) latest.delete(job.key);
+    }
+  };
+
+  const submit = (job: Omit<Job, 'seq' | 'expiresAtMs'>): Promise<void> => {
+    if (closed) {
+      counters.dropped += 1;
+      return Promise.resolve();
+    }
+    const seq = ++nextSeq;
+    latest.set(job.key, seq);
+    const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
+    const full: Job = { ...job, seq, expiresAtMs: expiration * 1000, headers: { ...job.headers, 'apns-expiration': String(expiration) } };
+    return deliver(full);
+  };
+
+  const topic = (pushType: 'liveactivity' | 'widgets') => `${bundleId}.push-type.${pushType}`;
+  const path = (token: string) => `/3/device/${token}`;
+
+  return {
+    async pushActivity(deviceId, push: ActivityPush) {
+      const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
+      const registrations = await registry.registrationsOf(deviceId);
+      const token =
+        registrations === null
+          ? null
+          : push.phase === 'start'
+            ? registrations.pushToStart
+            : await registry.activityTokenOf(deviceId, push.owner, push.slug);
+      if (registrations === null || token === null) {
+        counters.skipped += 1;
+        return;
+      }
+      // `timestamp` never goes back for one activity on one device: a push older than
+      // one already handed over is stale (APNs would drop it), so it is not sent.
+      const activityKey = `${deviceId}\n${push.owner}/${push.slug}`;
+      const parsed = Date.parse(push.updated_at);
+      const at = Number.isFinite(parsed) ? parsed : clock.now();
+      const previous = lastUpdate.get(activityKey);
+      if (previous !== undefined && at < previous) {
+        counters.superseded += 1;
+        return;
+      }
+      lastUpdate.set(activityKey, at);
+      const timestamp = Math.floor(at / 1000);
+      const contentState = { state: push.state, content: push.content };
+      const aps =
+        push.phase === 'start'
+          ? {
+              timestamp,
+              event: 'start',
+              'content-state': contentState,
+              'attributes-type': attributesType,
+              attributes: { owner: push.owner, slug: push.slug, template: push.template },
+              alert: { title: push.slug, body: '' },
+              'input-push-token': 1,
+            }
+          : push.phase === 'update'
+            ? { timestamp, event: 'update', 'content-state': contentState }
+            : { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
+      await submit({
+        deviceId,
+        token,
+        key: `${token}\n${push.owner}/${push.slug}`,
+        environment: registrations.environment,
+        headers: {
+          ':path': path(token),
+          'apns-push-type': 'liveactivity',
+          'apns-topic': topic('liveactivity'),
+          'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
+        },
+        body: JSON.stringify({ aps }),
+        about,
+        afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
+      });
+    },
+
+    async pushWidget(deviceId, push: WidgetPush) {
+      const registrations = await registry.registrationsOf(deviceId);
+      if (registrations === null || registrations.widgets === null) {
+        counters.skipped += 1;
+        return;
+      }
+      const token = registrations.widgets;
+      await submit({
+        deviceId,
+        token,
+        key: `${token}\n${push.owner}/${push.slug}`,
+        environment: registrations.environment,
+        headers: { ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topic('widgets') },
+        body: WIDGETS_BODY,
+        about: { deviceId, owner: push.owner, slug: push.slug, push: 'widgets' },
+      });
+    },
+
+    counters: () => ({ ...counters, providerTokens: provider.issued }),
+    load: () => Object.fromEntries([...connections].map(([origin, c]) => [origin, c.load()])),
+    async close() {
+      closed = true;
+      for (const [handle, wake] of sleeping) {
+        clock.clearTimeout(handle);
+        wake();
+      }
+      sleeping.clear();
+      for (const connection of connections.values()) connection.close();
+      connections.clear();
+    },
+  };
+}
+
+const WIDGETS_BODY = JSON.stringify({ aps: { 'content-changed': true } });
+
+/** `retry-after` in seconds or as an HTTP date, in milliseconds from now (0 when absent or bad). */
+export function retryAfterMs(header: string | null, now: number): number {
+  if (header === null) return 0;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isFinite(date) ? Math.max(0, date - now) : 0;
+}
+
+/** A map that forgets its oldest entries beyond `capacity` (insertion order, refreshed on set). */
+class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly capacity: number) {}
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
+  }
+}
