@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import https, { type Agent } from 'node:https';
 import type { Clock } from '../clock.js';
-import { singleHeader } from '../http/body.js';
+import { singleHeader } from '../http/headers.js';
 import { isBlockedAddressError } from './address-guard.js';
 
 /** Each attempt has 2 seconds to receive an answer (spec "Delivery rules for webhooks" 1). */
