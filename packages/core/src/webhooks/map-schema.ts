@@ -9,8 +9,7 @@ import * as v from 'valibot';
 import { MSG, pydantic, valueError } from '../schemas/messages.js';
 import { objectItem, orNull, strict } from '../schemas/primitives.js';
 import { ownRecord } from '../schemas/record.js';
-import { withDefault } from '../schemas/widgets/common.js';
-import { ACTION_ID_PATTERN } from '../schemas/widgets/switchboard.js';
+import { ACTION_ID_PATTERN, withDefault } from '../schemas/fields.js';
 import { checkWebhookUrl, type AddressPolicy, type UrlRefusal } from './address-guard.js';
 import { fillWithSample, hasOnlyKnownPlaceholders, templateHasOnlyKnownPlaceholders } from './template.js';
 

@@ -5,9 +5,7 @@ import { valueError } from '../messages.js';
 import { arrayItem, httpsUrl, objectItem, orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
 import { list } from '../list.js';
-
-/** Also the pattern of webhook map keys (besides `*`). */
-export const ACTION_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+import { ACTION_ID_PATTERN } from '../fields.js';
 
 const actionId = v.pipe(v.string(), v.minLength(1), v.maxLength(32), v.regex(ACTION_ID_PATTERN));
 const stateWord = orNull(textBetween(1, 16));
