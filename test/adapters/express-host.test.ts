@@ -4,7 +4,7 @@
  * Mounted at `/` or at `/tilecast`, on Express 4 and 5, every host route keeps working and
  * Tilecast answers only its own routes.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import express4 from 'express4';
@@ -113,5 +113,25 @@ describe.each(versions)('%s host app', (_version, createApp) => {
       expect(await send('GET', '/openapi.json')).toMatchObject({ status: 404, body: { host: 'not found' } });
       expect(await send('PATCH', '/activity/build', '{"n":')).toMatchObject({ status: 400, body: { host: 'error' } });
     });
+  });
+});
+
+describe('the router fits each version\'s own types, as a host app writes it (no cast; npm run typecheck)', () => {
+  it.each([
+    ['Express 4', (tilecast: Tilecast) => createServer(express4().use(express4.json()).use('/tilecast', tilecastRouter(tilecast)))],
+    ['Express 5', (tilecast: Tilecast) => createServer(express().use(express.json()).use('/tilecast', tilecastRouter(tilecast)))],
+  ])('%s', async (_version, build) => {
+    const tilecast = createTilecast({ storage: createMemoryStorage(), logger: silentLogger, purgeIntervalMs: 0 });
+    const server = build(tilecast);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect((await fetch(`${origin}/tilecast/openapi.json`)).status).toBe(200);
+      expect((await fetch(`${origin}/openapi.json`)).status).toBe(404);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await tilecast.close();
+    }
   });
 });
