@@ -185,7 +185,9 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
     const path = `${new URL(url).pathname.replace(/\/$/, '')}/empty`;
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one`)).toMatch(/^HTTP\/1\.1 204 /);
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one\r\nX-Other: x\r\nauthorization: Token two`)).toMatch(/^HTTP\/1\.1 204 /);
-    expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAUTHORIZATION: Device a\r\nAuthorization: Device a\r\naUtHoRiZaTiOn: Token c`)).toMatch(/^HTTP\/1\.1 204 /);
+    expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAUTHORIZATION: Device a\r\nAuthorization: Device a\r\naUtHoRiZaTiOn: Token c`)).toMatch(
+      /^HTTP\/1\.1 204 /,
+    );
     expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']]);
     expect(seen[1]!.headers['x-other']).toBe('x');
   });
@@ -219,7 +221,7 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       expect(seen).toHaveLength(0);
     });
 
-    it('a path Tilecast has, with another method, is Tilecast\'s: a JSON 405 with Allow', async () => {
+    it("a path Tilecast has, with another method, is Tilecast's: a JSON 405 with Allow", async () => {
       const { url, seen } = await setup();
       const reply = await fetch(`${url}/stream`, { method: 'DELETE' });
       expect(reply.status).toBe(405);
@@ -228,7 +230,7 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       expect(seen).toHaveLength(1);
     });
 
-    it('a malformed JSON body to a path that is not Tilecast\'s is the host\'s, never Tilecast\'s 422', async () => {
+    it("a malformed JSON body to a path that is not Tilecast's is the host's, never Tilecast's 422", async () => {
       const { url, seen } = await setup();
       const reply = await fetch(`${url}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
       // The host's body parser, if it has one, refuses it; otherwise its 404 answers.
@@ -324,7 +326,9 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       const arrived = new Promise<void>((resolve) => server.once('request', () => resolve()));
       const socket = connect(Number(port), hostname);
       socket.on('error', () => {});
-      socket.write(`POST ${pathname.replace(/\/$/, '')}/echo HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`);
+      socket.write(
+        `POST ${pathname.replace(/\/$/, '')}/echo HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`,
+      );
       await arrived;
       socket.destroy();
       await until(() => refusals.length > 0);
@@ -370,7 +374,9 @@ function upload(url: string, options: { chunked: boolean; chunks: number; size: 
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
-    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error),
+    );
     // `["` + filler + `"]`: the filler is what is left of `total`, in `chunks` writes at most.
     let left = total - 4;
     req.write('["');

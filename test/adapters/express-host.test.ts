@@ -79,13 +79,13 @@ describe.each(versions)('%s host app', (_version, createApp) => {
       expect(await send('POST', '/api/late-orders', '{"n":2}')).toMatchObject({ status: 201, body: { late: { n: 2 } } });
     });
 
-    it('paths no one serves reach the host\'s own 404 handler', async () => {
+    it("paths no one serves reach the host's own 404 handler", async () => {
       for (const path of ['/nowhere', `${prefix}/nowhere`, `${prefix}/device/nowhere`, `${prefix}/activity/build/extra`]) {
         expect(await send('GET', path), path).toEqual(expect.objectContaining({ status: 404, body: { host: 'not found', path } }));
       }
     });
 
-    it('errors of the host\'s own middleware and routes reach the host\'s error handler', async () => {
+    it("errors of the host's own middleware and routes reach the host's error handler", async () => {
       const malformed = await send('POST', '/api/orders', '{"n":');
       expect(malformed).toMatchObject({ status: 400, body: { host: 'error', type: 'entity.parse.failed' } });
       expect(await send('POST', '/api/late-orders', '{"n":')).toMatchObject({ status: 400, body: { host: 'error', type: 'entity.parse.failed' } });
@@ -102,21 +102,27 @@ describe.each(versions)('%s host app', (_version, createApp) => {
       expect(wrongMethod.headers.get('allow')).toBe('PATCH');
     });
 
-    it('a malformed body to Tilecast\'s own route gets Tilecast\'s answer, after authentication', async () => {
+    it("a malformed body to Tilecast's own route gets Tilecast's answer, after authentication", async () => {
       const json_invalid = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
-      expect(await send('PATCH', `${prefix}/activity/build`, '{"n":', { authorization: `Token ${fixture.acme}` })).toMatchObject({ status: 422, body: json_invalid });
+      expect(await send('PATCH', `${prefix}/activity/build`, '{"n":', { authorization: `Token ${fixture.acme}` })).toMatchObject({
+        status: 422,
+        body: json_invalid,
+      });
       expect(await send('PATCH', `${prefix}/activity/build`, '{"n":')).toMatchObject({ status: 401 });
-      expect(await send('POST', `${prefix}/device/presses`, '{"n":', { authorization: `Device ${fixture.deviceToken}` })).toMatchObject({ status: 422, body: json_invalid });
+      expect(await send('POST', `${prefix}/device/presses`, '{"n":', { authorization: `Device ${fixture.deviceToken}` })).toMatchObject({
+        status: 422,
+        body: json_invalid,
+      });
     });
 
-    it.runIf(prefix !== '')('Tilecast\'s paths outside its mount are the host\'s', async () => {
+    it.runIf(prefix !== '')("Tilecast's paths outside its mount are the host's", async () => {
       expect(await send('GET', '/openapi.json')).toMatchObject({ status: 404, body: { host: 'not found' } });
       expect(await send('PATCH', '/activity/build', '{"n":')).toMatchObject({ status: 400, body: { host: 'error' } });
     });
   });
 });
 
-describe('the router fits each version\'s own types, as a host app writes it (no cast; npm run typecheck)', () => {
+describe("the router fits each version's own types, as a host app writes it (no cast; npm run typecheck)", () => {
   it.each([
     ['Express 4', (tilecast: Tilecast) => createServer(express4().use(express4.json()).use('/tilecast', tilecastRouter(tilecast)))],
     ['Express 5', (tilecast: Tilecast) => createServer(express().use(express.json()).use('/tilecast', tilecastRouter(tilecast)))],

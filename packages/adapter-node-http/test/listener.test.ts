@@ -43,7 +43,7 @@ const get = async (url: string, init?: RequestInit) => {
 };
 
 describe('createRequestListener', () => {
-  it('without notFound, answers what is not Tilecast\'s with the JSON 404, at the root and under a base path', async () => {
+  it("without notFound, answers what is not Tilecast's with the JSON 404, at the root and under a base path", async () => {
     for (const basePath of ['/', '/api']) {
       const origin = await serve(createRequestListener(handler('t', ['/x']), { basePath }));
       const base = basePath === '/' ? '' : basePath;
@@ -55,7 +55,7 @@ describe('createRequestListener', () => {
     }
   });
 
-  it('hands what is not Tilecast\'s to notFound untouched: method, full URL, unread body', async () => {
+  it("hands what is not Tilecast's to notFound untouched: method, full URL, unread body", async () => {
     const origin = await serve(createRequestListener(handler('t', ['/x']), { basePath: '/api', notFound: hostListener }));
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order":1' };
     expect(await get(`${origin}/api/y?q=1`, init)).toEqual({ status: 418, body: { host: true, method: 'POST', url: '/api/y?q=1', body: '{"order":1' } });

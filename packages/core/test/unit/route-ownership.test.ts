@@ -19,7 +19,20 @@ describe('owns(path)', () => {
   });
 
   it('owns nothing else: other paths, an empty parameter, a trailing slash, the other API', () => {
-    for (const path of ['/', '/nowhere', '/activity', '/activity/', '/activity/build/', '/activity/build/extra', '/widget//webhooks', '/events/', '/presses', '/stream', '/api/orders', '/Events']) {
+    for (const path of [
+      '/',
+      '/nowhere',
+      '/activity',
+      '/activity/',
+      '/activity/build/',
+      '/activity/build/extra',
+      '/widget//webhooks',
+      '/events/',
+      '/presses',
+      '/stream',
+      '/api/orders',
+      '/Events',
+    ]) {
       expect(tilecast.owns(path), path).toBe(false);
     }
     expect(tilecast.device.owns('/events')).toBe(false);
@@ -27,7 +40,13 @@ describe('owns(path)', () => {
   });
 
   it('agrees with handle(): what it does not own is the 404, what it owns never is', async () => {
-    const request = (method: string, path: string) => ({ method, path, query: new URLSearchParams(), headers: {}, body: { kind: 'parsed' as const, value: {} } });
+    const request = (method: string, path: string) => ({
+      method,
+      path,
+      query: new URLSearchParams(),
+      headers: {},
+      body: { kind: 'parsed' as const, value: {} },
+    });
     for (const path of ['/nowhere', '/activity/build/', '/widget//webhooks']) {
       expect(await tilecast.handle(request('GET', path))).toMatchObject({ status: 404 });
     }
