@@ -89,6 +89,14 @@ async function listenExpress(tilecast: Tilecast, preParse: boolean): Promise<{ u
   if (preParse) app.use(express.json({ limit: '1mb' }));
   app.use('/svc/device', tilecastRouter(tilecast.device));
   app.use('/svc', tilecastRouter(tilecast));
+  // The host's own 404: Tilecast hands it every path it has no route for. JSON in the
+  // service's shape, so that the e2e and fuzz checks see one error shape on every adapter.
+  app.use((_req: express.Request, res: express.Response) => void res.status(404).json({ detail: 'Not Found' }));
+  // And its own error handler: its `express.json()` refusing a body sent to a path that is
+  // not Tilecast's is the host's to answer (in the same shape here).
+  app.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(error.status ?? 500).json({ detail: 'Refused by the host app' });
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

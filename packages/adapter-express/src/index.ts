@@ -1,6 +1,6 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { jsonDecodeError, type ServiceError } from '@tilecast/core/adapter';
-import { handleNodeRequest, type TilecastHandler } from '@tilecast/adapter-node-http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonDecodeError, ownsPath, type ServiceError } from '@tilecast/core/adapter';
+import { handleNodeRequest, splitUrl, type TilecastHandler } from '@tilecast/adapter-node-http';
 
 export type { TilecastHandler } from '@tilecast/adapter-node-http';
 /**
@@ -11,34 +11,49 @@ export type { TilecastHandler } from '@tilecast/adapter-node-http';
 export { installServerHandlers } from '@tilecast/adapter-node-http';
 
 /**
- * Express middleware serving Tilecast, mountable at any path:
- * `app.use('/api', tilecastRouter(tilecast))`.
+ * Express middleware serving Tilecast, mountable at any path, the root included:
+ * `app.use('/api', tilecastRouter(tilecast))`. It serves Tilecast's routes only; every
+ * other request goes on to the host app's next routes and 404 handler (`next()`).
  *
- * It is a pair: the handler, and an error handler that hands body-parser's
- * refusals (from an `express.json()` the host app ran first) to the core, which
- * answers them with the specified statuses, in the specified order, instead of
- * Express's HTML error page. Express accepts the pair wherever it accepts one
- * middleware.
+ * It is a pair: the handler, and an error handler that hands body-parser's refusals
+ * of requests to Tilecast's routes (from an `express.json()` the host app ran first)
+ * to the core, which answers them with the specified statuses, in the specified order,
+ * instead of Express's HTML error page. Every other error goes on to the host app's
+ * error handlers. Express accepts the pair wherever it accepts one middleware.
  */
-export function tilecastRouter(tilecast: TilecastHandler): [RequestHandler, ErrorRequestHandler] {
-  const handler: RequestHandler = (req, res) => {
-    void handleNodeRequest(tilecast, req, res, { url: req.url, parsedBody: preParsedBody(req) });
+export function tilecastRouter(tilecast: TilecastHandler): [TilecastMiddleware, TilecastErrorMiddleware] {
+  const handler: TilecastMiddleware = (req, res, next) => {
+    if (!isTilecastRoute(tilecast, req)) return next();
+    void handleNodeRequest(tilecast, req, res, { parsedBody: preParsedBody(req) });
   };
-  const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
-    const refusal = bodyParserRefusal(error, req);
+  const errorHandler: TilecastErrorMiddleware = (error, req, res, next) => {
+    const refusal = isTilecastRoute(tilecast, req) ? bodyParserRefusal(error, req) : null;
     if (refusal === null || res.headersSent) return next(error);
-    void handleNodeRequest(tilecast, req, res, { url: req.url, bodyRefusal: refusal });
+    void handleNodeRequest(tilecast, req, res, { bodyRefusal: refusal });
   };
   return [handler, errorHandler];
 }
 
+/**
+ * Express middleware, typed with Node's request and response only, so that it fits the
+ * types of Express 4 and of Express 5 alike (each passes its own subclasses of them).
+ */
+export type TilecastMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+/** Express error middleware (four parameters), typed as `TilecastMiddleware` is. */
+export type TilecastErrorMiddleware = (error: unknown, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/** The core's answer to "is this mine?", for the path relative to where the router is mounted. */
+function isTilecastRoute(tilecast: TilecastHandler, req: IncomingMessage): boolean {
+  return ownsPath(tilecast, splitUrl(req.url ?? '/').path);
+}
+
 /** What an earlier body parser left in `req.body`; `undefined` when none ran for this request. */
-function preParsedBody(req: Request): unknown {
+function preParsedBody(req: IncomingMessage): unknown {
   return (req as { body?: unknown }).body;
 }
 
 /** body-parser's error types, mapped to the service's refusals. */
-function bodyParserRefusal(error: unknown, req: Request): ServiceError | null {
+function bodyParserRefusal(error: unknown, req: IncomingMessage): ServiceError | null {
   const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
   switch (type) {
     case 'entity.parse.failed':
@@ -62,7 +77,7 @@ function isClientError(status: unknown): boolean {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-function isCompressed(req: Request): boolean {
+function isCompressed(req: IncomingMessage): boolean {
   const encoding = req.headers['content-encoding'];
   return encoding !== undefined && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity';
 }

@@ -4,7 +4,7 @@
  * translation, body reading, the event-stream sink, Node's own refusals.
  */
 export { createRequestListener, listen, mount } from './listener.js';
-export type { ListenOptions, RequestListenerOptions, RunningServer } from './listener.js';
+export type { ListenOptions, MountOptions, RequestListenerOptions, RunningServer } from './listener.js';
 /**
  * For a server you create yourself: `installServerHandlers(server, listener)` gives Node's
  * own refusals (oversized headers, malformed requests, `CONNECT`) the JSON error shape and

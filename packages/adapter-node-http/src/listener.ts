@@ -1,7 +1,7 @@
 /** Serving Tilecast from `node:http`: a request listener, several mounts, a server. */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorToResult } from '@tilecast/core/adapter';
+import { errorToResult, ownsPath } from '@tilecast/core/adapter';
 import { splitUrl } from './request.js';
 import { handleNodeRequest, writeCoreResult, type TilecastHandler } from './response.js';
 import { installServerHandlers } from './server-handlers.js';
@@ -9,21 +9,20 @@ import { installServerHandlers } from './server-handlers.js';
 export interface RequestListenerOptions {
   /** Serve Tilecast under this path prefix, e.g. `/api`. Default: the root. */
   basePath?: string;
+  /**
+   * Serves every request that is not Tilecast's: a path outside `basePath`, or one under it
+   * that no Tilecast route has (a Tilecast path with another method is Tilecast's `405`).
+   * Your own listener, or your own 404. Default: `404 {"detail":"Not Found"}`.
+   */
+  notFound?: RequestListener;
 }
 
 /**
- * A `node:http` request listener serving Tilecast. Pass it to `http.createServer`,
- * or call it from your own listener for the requests you route to Tilecast.
+ * A `node:http` request listener serving Tilecast. Pass it to `http.createServer`, or call
+ * it from your own listener; with `notFound`, it hands back what is not Tilecast's.
  */
 export function createRequestListener(tilecast: TilecastHandler, options: RequestListenerOptions = {}): RequestListener {
-  const basePath = normalizeBasePath(options.basePath);
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    if (basePath === '') return void handleNodeRequest(tilecast, req, res);
-    const relative = stripBasePath(url, basePath);
-    if (relative === null) return void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
-    return void handleNodeRequest(tilecast, req, res, { url: relative });
-  };
+  return mount({ [options.basePath ?? '/']: tilecast }, options);
 }
 
 export interface ListenOptions extends RequestListenerOptions {
@@ -44,7 +43,7 @@ export interface RunningServer {
 /**
  * Starts a `node:http` server for Tilecast: the shortest way to serve it. Pass the
  * Tilecast instance (or its `device` handler), or a listener built from several
- * `createRequestListener` mounts.
+ * `createRequestListener` mounts (`basePath` and `notFound` then belong to that listener).
  */
 export async function listen(target: TilecastHandler | RequestListener, options: ListenOptions = {}): Promise<RunningServer> {
   const listener = typeof target === 'function' ? target : createRequestListener(target, options);
@@ -71,20 +70,38 @@ export async function listen(target: TilecastHandler | RequestListener, options:
   };
 }
 
+export interface MountOptions {
+  /** Serves every request that no mount's handler has a route for. Default: `404 {"detail":"Not Found"}`. */
+  notFound?: RequestListener;
+}
+
 /**
- * One listener for several handlers, each under its own path prefix; the longest prefix
- * that matches wins, e.g. `mount({ '/': tilecast, '/device': tilecast.device })`.
+ * One listener for several handlers, each under its own path prefix, e.g.
+ * `mount({ '/': tilecast, '/device': tilecast.device })`. A request goes to the handler of
+ * the longest prefix it is under that has a route for its path (see `owns`), else to
+ * `notFound`.
  */
-export function mount(handlers: Record<string, TilecastHandler>): RequestListener {
+export function mount(handlers: Record<string, TilecastHandler>, options: MountOptions = {}): RequestListener {
   const mounts = Object.entries(handlers)
-    .map(([path, handler]) => ({ prefix: normalizeBasePath(path), listener: createRequestListener(handler, { basePath: path }) }))
+    .map(([path, handler]) => ({ prefix: normalizeBasePath(path), handler }))
     .sort((a, b) => b.prefix.length - a.prefix.length);
+  const notFound = options.notFound ?? answerNotFound;
   // A loop, not `find` with a closure: this runs for every request.
   return (req, res) => {
-    const path = splitUrl(req.url ?? '/').path;
-    for (const { prefix, listener } of mounts) if (isUnder(path, prefix)) return listener(req, res);
-    void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
+    const { path, query } = splitUrl(req.url ?? '/');
+    for (const { prefix, handler } of mounts) {
+      if (!isUnder(path, prefix)) continue;
+      const relative = path.slice(prefix.length) || '/';
+      if (!ownsPath(handler, relative)) continue;
+      if (prefix === '') return void handleNodeRequest(handler, req, res);
+      return void handleNodeRequest(handler, req, res, { url: query === '' ? relative : `${relative}?${query}` });
+    }
+    notFound(req, res);
   };
+}
+
+function answerNotFound(_req: IncomingMessage, res: ServerResponse): void {
+  void writeCoreResult(res, errorToResult({ kind: 'route_not_found' }));
 }
 
 function normalizeBasePath(basePath: string | undefined): string {
@@ -99,11 +116,3 @@ function isUnder(path: string, prefix: string): boolean {
 }
 
 const SLASH = 0x2f;
-
-/** The request target relative to `basePath`, or null when it lies outside it. */
-function stripBasePath(url: string, basePath: string): string | null {
-  const { path, query } = splitUrl(url);
-  if (!isUnder(path, basePath)) return null;
-  const rest = path.slice(basePath.length) || '/';
-  return query === '' ? rest : `${rest}?${query}`;
-}

@@ -1,6 +1,6 @@
 /** Writing the core's answer to a `node:http` response. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CoreResult, RequestHandler } from '@tilecast/core/adapter';
+import { internalErrorResult, type CoreResult, type RequestHandler } from '@tilecast/core/adapter';
 import { toCoreRequest, type ToCoreRequestOptions } from './request.js';
 import { runEventStream } from './sse.js';
 
@@ -61,10 +61,6 @@ export function handleNodeRequest(
 /** handle() never rejects; this covers a client that left mid-write. */
 function answerFailure(res: ServerResponse): void {
   if (res.destroyed) return;
-  if (!res.headersSent) {
-    res.writeHead(500, { 'content-type': 'application/json' });
-    res.end('{"detail":"Internal Server Error"}');
-  } else if (!res.writableEnded) {
-    res.destroy();
-  }
+  if (!res.headersSent) void writeCoreResult(res, internalErrorResult());
+  else if (!res.writableEnded) res.destroy();
 }

@@ -5,9 +5,21 @@
  * that must answer by itself (a refusal its server makes before the core sees the request)
  * takes the answer from `errorToResult`, the one error table.
  */
+import type { RequestHandler } from './tilecast.js';
+
 export type * from './http/types.js';
 export type { RequestHandler } from './tilecast.js';
 export type { ServiceError, FieldError } from './errors.js';
 export { jsonDecodeError } from './errors.js';
 export { errorToResult, internalErrorResult } from './http/error-response.js';
 export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody, readJsonBodySized } from './http/body.js';
+
+/**
+ * Whether a request for `path` (relative to where `handler` is mounted, without the query)
+ * is the handler's to answer. Adapters ask it before translating a request, and hand
+ * every other one to their host (Express's `next()`, a `notFound` listener, ...). A
+ * handler without `owns` claims every path.
+ */
+export function ownsPath(handler: RequestHandler, path: string): boolean {
+  return handler.owns === undefined || handler.owns(path);
+}

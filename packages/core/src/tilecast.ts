@@ -63,11 +63,20 @@ export interface TilecastOptions {
 export interface RequestHandler {
   /** Serves one HTTP request, translated by an adapter. Never rejects. */
   handle(request: CoreRequest): Promise<CoreResult>;
+  /**
+   * Whether `path` (relative to the mount, without the query) is one of this handler's
+   * routes, for any method: a known path with another method is still this handler's (it
+   * answers `405`). Adapters hand every other request back to their host (Express's
+   * `next()`, a `notFound` listener), so a mount never swallows the host's routes. A
+   * handler without it claims every path (see `ownsPath` in `@tilecast/core/adapter`).
+   */
+  owns?(path: string): boolean;
 }
 
 export interface Tilecast extends RequestHandler {
   /** The phones' API (`POST /presses`, `GET /stream`), to mount on its own path, e.g. `/device`. */
-  readonly device: RequestHandler;
+  readonly device: Required<RequestHandler>;
+  owns(path: string): boolean;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
   readonly management: ManagementApi;
   /** Loads a seed file through the management API: creates what is missing, changes nothing that exists. */
@@ -124,8 +133,8 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const stopHousekeeping = purgeInterval > 0 ? startHousekeeping(storage, clock, logger, purgeInterval) : () => {};
 
   return {
-    handle: createHandler(context, publisherRoutes),
-    device: { handle: createHandler(context, deviceRoutes) },
+    ...createHandler(context, publisherRoutes),
+    device: createHandler(context, deviceRoutes),
     management,
     loadSeed: (seed) => loadSeed(management, seed),
     openapi: context.openapi,
@@ -145,8 +154,8 @@ export function createTilecast(options: TilecastOptions): Tilecast {
 }
 
 /** Routes a request and turns every failure into the specified response. */
-function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): (request: CoreRequest) => Promise<CoreResult> {
-  const route = createRouter(routes);
+function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): Required<RequestHandler> {
+  const router = createRouter(routes);
   const failed = (request: CoreRequest, error: unknown): CoreResult => {
     if (isTilecastError(error)) {
       // The client went away mid-body: its own doing, not a failure (and no one to answer).
@@ -162,10 +171,10 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
   };
   // Not an async function: on the hot path that would add a promise, a suspended frame and
   // a microtask per request around the handler's own promise.
-  return (request) => {
+  const handle = (request: CoreRequest): Promise<CoreResult> => {
     let answer: Promise<CoreResult>;
     try {
-      const match = route(request);
+      const match = router.match(request);
       if ('error' in match) return Promise.resolve(errorToResult(match.error));
       answer = match.handler(context, request, match.params);
     } catch (error) {
@@ -173,4 +182,5 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     }
     return answer.catch((error: unknown) => failed(request, error));
   };
+  return { handle, owns: router.owns };
 }

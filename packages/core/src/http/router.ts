@@ -14,6 +14,13 @@ export interface Route<C> {
 
 export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams } | { error: ServiceError };
 
+export interface Router<C> {
+  /** The route for a request, or the refusal: `405` (with `Allow`) for a known path, `404` otherwise. */
+  match(request: CoreRequest): RouteMatch<C>;
+  /** True when some route has this path, whatever its method (what adapters leave to their host otherwise). */
+  owns(path: string): boolean;
+}
+
 interface CompiledRoute<C> extends Route<C> {
   segments: string[];
   /** Per segment: the parameter's name (without the `:`), or null for fixed text. */
@@ -25,7 +32,7 @@ interface CompiledRoute<C> extends Route<C> {
  * predictable. Routes are grouped by their first segment (never a parameter here), so a
  * request is only matched against the few routes that can fit.
  */
-export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => RouteMatch<C> {
+export function createRouter<C>(routes: Route<C>[]): Router<C> {
   const byFirst = new Map<string, CompiledRoute<C>[]>();
   for (const route of routes) {
     const segments = split(route.pattern);
@@ -35,7 +42,7 @@ export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => R
     byFirst.set(segments[0]!, [...(byFirst.get(segments[0]!) ?? []), { ...route, segments, names }]);
   }
   // No array is made per request beyond the path's segments: `allow` only on a 405.
-  return (request) => {
+  const match = (request: CoreRequest): RouteMatch<C> => {
     const segments = split(request.path);
     let allow: string[] | undefined;
     for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) {
@@ -46,6 +53,12 @@ export function createRouter<C>(routes: Route<C>[]): (request: CoreRequest) => R
     }
     return allow !== undefined ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
   };
+  const owns = (path: string): boolean => {
+    const segments = split(path);
+    for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) if (fits(route, segments)) return true;
+    return false;
+  };
+  return { match, owns };
 }
 
 const NO_ROUTES: readonly never[] = [];
@@ -55,6 +68,15 @@ function split(path: string): string[] {
   const segments = path.split('/');
   segments.shift();
   return segments;
+}
+
+/** `matchSegments` without decoding: the same answer (a decoded segment never fails), nothing allocated. */
+function fits<C>({ segments: pattern, names }: CompiledRoute<C>, actual: string[]): boolean {
+  if (pattern.length !== actual.length) return false;
+  for (let i = 0; i < pattern.length; i++) {
+    if (names[i] !== null ? actual[i] === '' : pattern[i] !== actual[i]) return false;
+  }
+  return true;
 }
 
 function matchSegments<C>({ segments: pattern, names }: CompiledRoute<C>, actual: string[]): RouteParams | null {

@@ -40,6 +40,7 @@ describe('entry points of @tilecast/core', () => {
       'internalErrorResult',
       'isJsonMediaType',
       'jsonDecodeError',
+      'ownsPath',
       'readJsonBody',
       'readJsonBodySized',
     ]);
