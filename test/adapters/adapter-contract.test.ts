@@ -10,6 +10,8 @@ import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
+import { createFetchHandler } from '@tilecast/adapter-fetch';
+import { serve } from '@hono/node-server';
 import { listen, mount } from '@tilecast/adapter-node-http';
 import { TilecastError } from '@tilecast/core';
 import { readJsonBody, errorToResult, type CoreRequest, type CoreResult } from '@tilecast/core/adapter';
@@ -79,9 +81,23 @@ const adapters: [string, Start][] = [
   ['node-http mount()', (core) => listen(mount({ '/mounted/here': core }), {}).then((s) => ({ ...s, url: `${s.url}/mounted/here` }))],
   ['express', (core) => expressApp(core, false)],
   ['express+json', (core) => expressApp(core, true)],
+  ['fetch on @hono/node-server', (core) => fetchServer(core)],
 ];
 
-describe.each(adapters)('adapter contract: %s', (_name, start) => {
+/** The Fetch handler served by `@hono/node-server` (Headers join repeated headers with `, `). */
+async function fetchServer(core: ReturnType<typeof fakeCore>['handler']) {
+  const fetchHandler = createFetchHandler(core, { basePath: '/mounted/here' });
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mounted/here`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+describe.each(adapters)('adapter contract: %s', (name, start) => {
   let running: { url: string; close(): Promise<void> } | undefined;
   afterEach(async () => {
     await running?.close();
@@ -113,7 +129,9 @@ describe.each(adapters)('adapter contract: %s', (_name, start) => {
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one`)).toMatch(/^HTTP\/1\.1 204 /);
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAuthorization: Token one\r\nX-Other: x\r\nauthorization: Token two`)).toMatch(/^HTTP\/1\.1 204 /);
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAUTHORIZATION: Device a\r\nAuthorization: Device a\r\naUtHoRiZaTiOn: Token c`)).toMatch(/^HTTP\/1\.1 204 /);
-    expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']]);
+    // A Fetch `Headers` joins them with `, `: one malformed value, which the core refuses like two.
+    const repeated = name.startsWith('fetch') ? ['Token one, Token two', 'Device a, Device a, Token c'] : [['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']];
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ...repeated]);
     expect(seen[1]!.headers['x-other']).toBe('x');
   });
 
