@@ -3,14 +3,7 @@
  * the shape Hono, Next.js route handlers, Remix, Bun and Deno mount directly. It only
  * translates: every status and rule lives in `@tilecast/core`.
  */
-import {
-  errorToResult,
-  internalErrorResult,
-  type CoreRequest,
-  type CoreResult,
-  type RequestHandler,
-  type SseSink,
-} from '@tilecast/core/adapter';
+import { errorToResult, internalErrorResult, type CoreRequest, type CoreResult, type RequestHandler, type SseSink } from '@tilecast/core/adapter';
 
 /** Anything with Tilecast's `handle`: a `Tilecast` instance, its `device` handler, a test double. */
 export type TilecastHandler = RequestHandler;
