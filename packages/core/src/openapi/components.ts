@@ -5,7 +5,6 @@
  * content carries `icon_v2`).
  */
 import * as v from 'valibot';
-import { pipe } from '../schemas/pipe.js';
 import * as schemas from '../schemas/index.js';
 import * as webhooks from '../webhooks/map-schema.js';
 
@@ -18,7 +17,7 @@ export interface NamedSchema {
 
 /** `{loc, msg, type}`: the FieldError items of a 422 body. */
 export const ValidationError = v.object({
-  loc: v.array(v.union([v.string(), pipe(v.number(), v.integer())])),
+  loc: v.array(v.union([v.string(), v.pipe(v.number(), v.integer())])),
   msg: v.string(),
   type: v.string(),
 });

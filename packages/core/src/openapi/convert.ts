@@ -13,6 +13,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema,
 import type * as v from 'valibot';
 import { discriminatedInfo } from '../schemas/index.js';
 import { documentedAs } from '../schemas/documented.js';
+import { strictShape } from '../schemas/primitives.js';
 import type { NamedSchema } from './components.js';
 
 export type Mode = 'input' | 'output';
@@ -74,6 +75,13 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
   const union = discriminatedInfo(context.valibotSchema);
   if (union !== undefined) {
     return { oneOf: Object.values(union.branches).map((branch) => branchSchema(branch, nameOf, config)) };
+  }
+  // A `strict` object is a `v.lazy`, which the conversion turns into a reference to what its
+  // getter gives for `undefined`: the object's `v.strictObject`, converted just before. Inline it.
+  const shape = strictShape(context.valibotSchema);
+  if (shape !== undefined) {
+    const id = context.referenceMap.get(shape);
+    return id === undefined ? undefined : context.definitions[id];
   }
   // `ownRecord` and `list` are checked by pieces JSON Schema cannot say; described as what they are.
   const documented = documentedAs(context.valibotSchema);
