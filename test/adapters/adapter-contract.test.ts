@@ -16,8 +16,11 @@ import { gzipSync } from 'node:zlib';
 import express from 'express';
 import express4 from 'express4';
 import Fastify from 'fastify';
+import { serve as serveFetch } from '@hono/node-server';
+import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
+import { createFetchHandler } from '@tilecast/adapter-fetch';
 import { tilecastPlugin } from '@tilecast/adapter-fastify';
 import { installServerHandlers, listen, mount } from '@tilecast/adapter-node-http';
 import { TilecastError } from '@tilecast/core';
@@ -129,7 +132,26 @@ const mounts: Mount[] = [
   { name: 'express 4+json', start: (core, basePath) => expressHost(express4 as unknown as typeof express, core, basePath, true) },
   { name: 'express 5+json', start: (core, basePath) => expressHost(express, core, basePath, true) },
   { name: 'fastify', start: (core, basePath) => fastifyHost(core, basePath) },
+  { name: 'fetch in Hono', start: (core, basePath) => honoHost(core, basePath) },
 ];
+
+/** A Hono host on @hono/node-server: the Fetch handler as middleware (`undefined`: carry on), its own 404 and error handlers. */
+async function honoHost(core: FakeHandler, basePath: string): Promise<Host> {
+  const app = new Hono();
+  const tilecast = createFetchHandler(core, { basePath, notFound: () => undefined });
+  app.use('*', async (c, next) => (await tilecast(c.req.raw)) ?? next());
+  app.notFound((c) => c.text(hostAnswer.body, hostAnswer.status as 404));
+  app.onError((_error, c) => c.text(hostError.body, hostError.status as 400));
+  const server = await new Promise<Server>((resolve) => {
+    const s = serveFetch({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${basePath === '/' ? '' : basePath}`,
+    server,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
 
 /** A Fastify host: its own JSON parsing for its routes, Tilecast's plugin, its own 404 and error handlers. */
 async function fastifyHost(core: FakeHandler, basePath: string): Promise<Host> {
@@ -209,7 +231,9 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
     expect(await rawRequest(url, `GET ${path} HTTP/1.1\r\nAUTHORIZATION: Device a\r\nAuthorization: Device a\r\naUtHoRiZaTiOn: Token c`)).toMatch(
       /^HTTP\/1\.1 204 /,
     );
-    expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']]);
+    // A Fetch `Headers` joins them with `, `: one malformed value, which the core refuses like two.
+    const repeated = entry.name.startsWith('fetch') ? ['Token one, Token two', 'Device a, Device a, Token c'] : [['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']];
+    expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ...repeated]);
     expect(seen[1]!.headers['x-other']).toBe('x');
   });
 
