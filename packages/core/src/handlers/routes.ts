@@ -3,6 +3,7 @@ import type { Route } from '../http/router.js';
 import { deleteWebhooks } from './delete-webhooks.js';
 import { getDeviceStream } from './get-device-stream.js';
 import { getEvents } from './get-events.js';
+import { getHealthz, getReadyz } from './health.js';
 import { getOpenApi } from './get-openapi.js';
 import { getWebhooks } from './get-webhooks.js';
 import { patchActivity } from './patch-activity.js';
@@ -25,4 +26,10 @@ export const publisherRoutes: Route<TilecastContext>[] = [
 export const deviceRoutes: Route<TilecastContext>[] = [
   { method: 'POST', pattern: '/presses', handler: postPress },
   { method: 'GET', pattern: '/stream', handler: getDeviceStream },
+];
+
+/** Liveness and readiness, for load balancers and orchestrators: mounted where the host likes (the reference server at the root). */
+export const healthRoutes: Route<TilecastContext>[] = [
+  { method: 'GET', pattern: '/healthz', handler: getHealthz },
+  { method: 'GET', pattern: '/readyz', handler: getReadyz },
 ];
