@@ -23,6 +23,9 @@ export interface ReferenceServer {
   shutdown(): Promise<void>;
 }
 
+/** How often a shutdown closes the connections that became idle (a stream or request ended). */
+const IDLE_SWEEP_MS = 50;
+
 /** Paths of the health probes, served at the root next to the API. */
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
@@ -67,9 +70,13 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       const graceOver = new Promise<'cut'>((resolve) => {
         timer = setTimeout(() => resolve('cut'), grace);
       });
+      // A connection whose stream or request just ended stays open for keep-alive until its
+      // client or the keep-alive timeout closes it: closed as soon as it is idle instead.
+      const sweep = setInterval(() => server.server.closeIdleConnections(), IDLE_SWEEP_MS);
       const drained = Promise.all([connectionsClosed, tilecast.idle()]).then(() => 'drained' as const);
       const outcome = await Promise.race([drained, graceOver]);
       clearTimeout(timer);
+      clearInterval(sweep);
       if (outcome === 'drained') logger.info('shutdown: requests, pushes and webhook deliveries finished');
       else logger.warn('shutdown: grace period over, cutting what is left', { grace_ms: grace });
       server.server.closeAllConnections();
