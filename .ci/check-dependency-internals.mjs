@@ -18,7 +18,6 @@ import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-
 const PUBLIC_TILDE_NAMES = new Set(['~standard']);
 const SCANNED = /^(packages|examples)\//;
 const TSCONFIGS = ['tsconfig.json', 'packages/simulator/tsconfig.browser.json'];

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'packages/core/src');
 
-const SERVICES = ['auth/', 'devices/', 'events/', 'management/', 'openapi/', 'presses/', 'services/', 'streams/', 'webhooks/'];
+const SERVICES = ['auth/', 'devices/', 'events/', 'health/', 'management/', 'openapi/', 'presses/', 'services/', 'streams/', 'webhooks/'];
 const LOWER = ['storage/', 'schemas/', 'transport/', 'http/'];
 
 /** @type {{ from: string[]; to: string; allow?: string[]; why: string }[]} */

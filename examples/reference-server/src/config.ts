@@ -18,6 +18,11 @@ export interface ServerConfig {
   sse: { pingMs: number; lifetimeMs: number };
   /** `TILECAST_WEBHOOK_ALLOW_PRIVATE=1`: tests only, webhooks may target loopback and private addresses. */
   webhookAllowPrivate: boolean;
+  /**
+   * `TILECAST_SHUTDOWN_GRACE_MS` (default 10000): on SIGTERM or SIGINT, how long requests in
+   * flight, device pushes and webhook deliveries get to finish before they are cut.
+   */
+  shutdownGraceMs: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -38,6 +43,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
     },
     webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
+    shutdownGraceMs: readPositiveInteger('TILECAST_SHUTDOWN_GRACE_MS', env.TILECAST_SHUTDOWN_GRACE_MS, 10_000),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { listen, mount } from '@tilecast/adapter-node-http';
+import type { IncomingMessage } from 'node:http';
+import { createRequestListener, listen, mount, splitUrl } from '@tilecast/adapter-node-http';
 import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
 import { createSimulatorPage } from '@tilecast/simulator/page';
 import type { ServerConfig } from './config.js';
@@ -11,8 +12,22 @@ export interface ReferenceServer {
   tilecast: Tilecast;
   /** What to print at start: the demo token and a working curl line, or what the seed loaded. */
   banner: string;
+  /** Stops at once: open connections (streams included) are cut. For tests and failed starts. */
   close(): Promise<void>;
+  /**
+   * The graceful stop of SIGTERM and SIGINT, each step logged: `/readyz` turns `503` and
+   * the server stops accepting; open event and device streams end with a last `retry:`;
+   * requests in flight, device pushes and webhook deliveries get `shutdownGraceMs` to
+   * finish; then what is left is cut, Tilecast and the store are closed.
+   */
+  shutdown(): Promise<void>;
 }
+
+/** How often a shutdown closes the connections that became idle (a stream or request ended). */
+const IDLE_SWEEP_MS = 50;
+
+/** Paths of the health probes, served at the root next to the API. */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Builds and starts the reference deployment. Used by `npm start` and by the end-to-end tests. */
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
@@ -24,10 +39,15 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   const seeded = await seed(tilecast, config.seedPath, config.demoRotate);
   // The device API lives under /device; its stream is this deployment's device transport.
   const api = mount({ '/': tilecast, '/device': tilecast.device });
+  const health = createRequestListener(tilecast.health);
+  const isHealthProbe = (req: IncomingMessage): boolean => HEALTH_PATHS.has(splitUrl(req.url ?? '/').path);
   // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
   // phone's token is handed to it: a seeded deployment never gives a token away.
   const page = createSimulatorPage({ config: seeded.demo?.deviceToken ? { deviceToken: seeded.demo.deviceToken } : null });
-  const server = await listen((req, res) => (page(req, res) ? undefined : api(req, res)), { port: config.port, host: config.host });
+  const server = await listen((req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : api(req, res)), {
+    port: config.port,
+    host: config.host,
+  });
   return {
     url: server.url,
     tilecast,
@@ -36,6 +56,34 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       await server.close();
       await tilecast.close();
       await opened.close();
+    },
+    async shutdown() {
+      const grace = config.shutdownGraceMs;
+      // Stop accepting (idle keep-alive connections close now) and drain, in one step: no
+      // client told to reconnect can reach this instance again.
+      const connectionsClosed = new Promise<void>((resolve) => server.server.close(() => resolve()));
+      const { streamsEnded } = tilecast.drain();
+      logger.info('shutdown: draining, /readyz answers 503', { grace_ms: grace });
+      logger.info('shutdown: stopped accepting connections');
+      logger.info('shutdown: ended open streams with a last retry', { streams: streamsEnded });
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'cut'>((resolve) => {
+        timer = setTimeout(() => resolve('cut'), grace);
+      });
+      // A connection whose stream or request just ended stays open for keep-alive until its
+      // client or the keep-alive timeout closes it: closed as soon as it is idle instead.
+      const sweep = setInterval(() => server.server.closeIdleConnections(), IDLE_SWEEP_MS);
+      const drained = Promise.all([connectionsClosed, tilecast.idle()]).then(() => 'drained' as const);
+      const outcome = await Promise.race([drained, graceOver]);
+      clearTimeout(timer);
+      clearInterval(sweep);
+      if (outcome === 'drained') logger.info('shutdown: requests, pushes and webhook deliveries finished');
+      else logger.warn('shutdown: grace period over, cutting what is left', { grace_ms: grace });
+      server.server.closeAllConnections();
+      await tilecast.close();
+      logger.info('shutdown: Tilecast closed');
+      await opened.close();
+      logger.info('shutdown: store closed');
     },
   };
 }

@@ -1,16 +1,38 @@
+import { consoleLogger } from '@tilecast/core';
 import { readConfig } from './config.js';
 import { startReferenceServer } from './index.js';
 
-/** `npm start`: serve the API until SIGINT/SIGTERM. */
+/**
+ * `node examples/reference-server/dist/main.js` (what `npm start` runs, through `exec` so
+ * that signals reach this process): serve the API until SIGTERM or SIGINT, then shut down
+ * gracefully and exit 0.
+ */
 async function main(): Promise<void> {
-  const server = await startReferenceServer(readConfig());
+  const config = readConfig();
+  const logger = consoleLogger;
+  const server = await startReferenceServer(config, logger);
   console.log(`Tilecast reference server listening on ${server.url}`);
   console.log(server.banner);
-  const stop = (): void => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    // Ctrl-C under `npm start` reaches this process twice (from the terminal and from npm):
+    // a repeated signal changes nothing, the shutdown is bounded by the grace period.
+    if (stopping) return logger.info('shutdown: already under way', { signal });
+    stopping = true;
+    logger.info('shutdown: signal received', { signal });
+    server.shutdown().then(
+      () => {
+        logger.info('shutdown: done, exiting');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

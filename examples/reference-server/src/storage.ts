@@ -17,7 +17,12 @@ export interface OpenedStorage {
  * PostgreSQL when `DATABASE_URL` is set (migrations applied at start, so several
  * instances can share the database), in-memory storage otherwise.
  */
-export async function openStorage(databaseUrl: string | null, schema: string, logger: Logger, deadlines: ServerConfig['databaseDeadlines']): Promise<OpenedStorage> {
+export async function openStorage(
+  databaseUrl: string | null,
+  schema: string,
+  logger: Logger,
+  deadlines: ServerConfig['databaseDeadlines'],
+): Promise<OpenedStorage> {
   if (databaseUrl === null) {
     const storage = createMemoryStorage();
     return { storage, description: 'in-memory storage (data is lost on exit)', ready: async () => {}, close: () => storage.close() };

@@ -54,7 +54,11 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     ({ token: owner } = await b.tilecast.management.createAccount({ id: 'demo', activityQuota: 2 }));
     ({ token: device } = await b.tilecast.management.registerDevice({ id: 'demo-phone', account: 'demo' }));
     const content = { template: 'switchboard', actions: [{ id: 'bell', label: 'Doorbell' }] };
-    const reply = await fetch(`${a.url}/widget/lights`, { method: 'PATCH', headers: { authorization: `Token ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ content }) });
+    const reply = await fetch(`${a.url}/widget/lights`, {
+      method: 'PATCH',
+      headers: { authorization: `Token ${owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content }),
+    });
     expect(reply.status).toBe(200);
   });
   afterAll(async () => {
@@ -98,7 +102,7 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     expect(got).toEqual(ids);
   });
 
-  it('a dead instance\'s stream slots free themselves within the lease time', async () => {
+  it("a dead instance's stream slots free themselves within the lease time", async () => {
     for (const s of streams.splice(0)) s.close();
     await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".stream_leases`)).rows[0].n === 0);
     // A crashed instance: it took all four slots and never renewed nor released them.

@@ -59,7 +59,11 @@ describe('reference server: press → event → confirm → device', () => {
     server = await startReferenceServer({ ...readConfig({ PORT: '0' }) }, silentLogger);
     const { token, deviceToken } = /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(server.banner)!.groups!;
     const owner = withAuth(`Token ${token}`);
-    await owner(`${server.url}/widget/lights`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: switchboard(false) }) });
+    await owner(`${server.url}/widget/lights`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: switchboard(false) }),
+    });
 
     const events = new EventSource(`${server.url}/events`, { fetch: owner });
     const phone = new EventSource(`${server.url}/device/stream`, { fetch: withAuth(`Device ${deviceToken}`) });
@@ -79,7 +83,11 @@ describe('reference server: press → event → confirm → device', () => {
 
     const event = await nextEvent((d) => d.id === event_id);
     expect(event.lastEventId).toBe('u:1');
-    expect(event.data).toMatchObject({ type: 'widget.action.v1', subject: { kind: 'widget', slug: 'lights' }, data: { action: 'hall', kind: 'toggle', value: true } });
+    expect(event.data).toMatchObject({
+      type: 'widget.action.v1',
+      subject: { kind: 'widget', slug: 'lights' },
+      data: { action: 'hall', kind: 'toggle', value: true },
+    });
 
     // The owner confirms by publishing the true state; inside the throttle window, the
     // pressing phone still gets it at once.

@@ -46,10 +46,7 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     return schema;
   };
   const start = async (schema: string, env: Record<string, string> = {}) => {
-    const server = await startReferenceServer(
-      readConfig({ PORT: '0', DATABASE_URL: DATABASE_URL!, TILECAST_DATABASE_SCHEMA: schema, ...env }),
-      silentLogger,
-    );
+    const server = await startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: DATABASE_URL!, TILECAST_DATABASE_SCHEMA: schema, ...env }), silentLogger);
     running.push(server);
     return server;
   };

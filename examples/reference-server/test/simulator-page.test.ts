@@ -60,13 +60,41 @@ const lights = (hallOn: boolean) => ({
 const hour = (h: number) => new Date(Date.UTC(2030, 0, 1, h)).toISOString();
 const OTHER_WIDGETS: Record<string, unknown> = {
   status: { value: { value: 'Armed', text_color: 'green' }, state: { value: 'since 22:00' } },
-  progress: { progress: { style: 'segmented', value: 0.5, segments: [{ value: 0.7, fill_color: 'blue', label: 'Wash' }, { value: 0.2, fill_color: 'teal', label: 'Dry' }] }, state: { value: 'Washing' } },
-  battery: { devices: [{ name: 'Phone', level: 82, charging: true }, { name: 'Watch', level: 15 }, { name: 'Pods', level: 55 }] },
+  progress: {
+    progress: {
+      style: 'segmented',
+      value: 0.5,
+      segments: [
+        { value: 0.7, fill_color: 'blue', label: 'Wash' },
+        { value: 0.2, fill_color: 'teal', label: 'Dry' },
+      ],
+    },
+    state: { value: 'Washing' },
+  },
+  battery: {
+    devices: [
+      { name: 'Phone', level: 82, charging: true },
+      { name: 'Watch', level: 15 },
+      { name: 'Pods', level: 55 },
+    ],
+  },
   budget: { total: { spent: 420, budget: 600 }, currency: 'EUR', categories: [{ label: 'Food', spent: 250, budget: 300, color: 'orange' }] },
   trend: { value: 21.5, unit: '°C', points: [19, 19.5, 20, 21, 20.5, 21.5], color: 'red' },
   countdown: { target: '2099-01-01T00:00:00Z', subtitle: { value: 'New year' } },
-  list: { rows: [{ label: 'Bins', value: { value: 'Tuesday' } }, { label: 'Post', value: { value: '2 letters' } }] },
-  prices: { entries: [0, 1, 2, 3, 4, 5].map((h, i) => ({ start: hour(h), price: [0.21, 0.18, -0.02, 0.3, 0.35, 0.25][i], level: ['medium', 'low', 'low', 'high', 'high', 'medium'][i] })), unit: '€/kWh' },
+  list: {
+    rows: [
+      { label: 'Bins', value: { value: 'Tuesday' } },
+      { label: 'Post', value: { value: '2 letters' } },
+    ],
+  },
+  prices: {
+    entries: [0, 1, 2, 3, 4, 5].map((h, i) => ({
+      start: hour(h),
+      price: [0.21, 0.18, -0.02, 0.3, 0.35, 0.25][i],
+      level: ['medium', 'low', 'low', 'high', 'high', 'medium'][i],
+    })),
+    unit: '€/kWh',
+  },
   energy: { sources: [{ power: 2400, today: 11.2 }], grid: { power: -800 }, battery: { power: 600, level: 64 }, home: { power: 1000, today: 7.5 } },
 };
 
@@ -87,9 +115,11 @@ describe.skipIf(!hasChromium)('device simulator page in chromium', () => {
     execFileSync('npm', ['run', 'build', '--workspace', '@tilecast/simulator'], { cwd: repoRoot, stdio: 'pipe' });
     userDataDir = await mkdtemp(join(tmpdir(), 'tilecast-chromium-'));
     // A fresh profile per run: playwright takes the profile directory itself (it refuses --user-data-dir in args).
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1280, height: 900 } }).catch((error: Error) => {
-      throw new Error(`chromium at ${CHROMIUM} could not start: ${error.message}`);
-    });
+    context = await chromium
+      .launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1280, height: 900 } })
+      .catch((error: Error) => {
+        throw new Error(`chromium at ${CHROMIUM} could not start: ${error.message}`);
+      });
     server = await startReferenceServer(readConfig({ PORT: '0' }), silentLogger);
     ownerToken = /API token (\S+)/.exec(server.banner)![1]!;
   }, 120_000);
@@ -165,8 +195,14 @@ describe.skipIf(!hasChromium)('device simulator page in chromium', () => {
 
     // Every other template and two activities, for the screenshot and to see each drawn.
     for (const [slug, content] of Object.entries(OTHER_WIDGETS)) await publish(`widget/${slug}`, { content: { template: slug, ...(content as object) } });
-    await publish('activity/build', { state: 'ONGOING', content: { template: 'progress', progress: { value: 0.4 }, header_left: { value: 'Build #42' }, footer_right: { value: '3 of 8 steps' } } });
-    await publish('activity/deploy', { state: 'ONGOING', content: { template: 'monitor', left_column: { header: 'Errors', value: { value: '0' } }, right_column: { header: 'Traffic', value: { value: '12%' } } } });
+    await publish('activity/build', {
+      state: 'ONGOING',
+      content: { template: 'progress', progress: { value: 0.4 }, header_left: { value: 'Build #42' }, footer_right: { value: '3 of 8 steps' } },
+    });
+    await publish('activity/deploy', {
+      state: 'ONGOING',
+      content: { template: 'monitor', left_column: { header: 'Errors', value: { value: '0' } }, right_column: { header: 'Traffic', value: { value: '12%' } } },
+    });
     await publish('activity/deploy', { state: 'IDLE', content: { template: 'monitor', right_column: { header: 'Traffic', value: { value: '100%' } } } });
     await expect.poll(() => page.locator('[data-activity="demo/deploy"]').getAttribute('data-phase')).toBe('end');
     expect(await page.locator('[data-activity="demo/deploy"] .dismissal').textContent()).toMatch(/dismissed in (9|10) min/);

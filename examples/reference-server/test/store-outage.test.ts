@@ -52,6 +52,10 @@ describe.skipIf(!DATABASE_URL)('reference server during a PostgreSQL outage', ()
     });
     return { status: reply.status, body: await reply.json() };
   };
+  const probe = async (path: string) => {
+    const reply = await fetch(`${server.url}${path}`);
+    return { status: reply.status, body: await reply.json() };
+  };
   /** A stream's status and every frame until it ends (bounded), or until its first frame when it stays open. */
   const stream = async (path: string, authorization: string, untilEnd: boolean) => {
     const connection = await openSse(`${server.url}${path}`, { authorization });
@@ -73,18 +77,23 @@ describe.skipIf(!DATABASE_URL)('reference server during a PostgreSQL outage', ()
       press: await press(),
       events: await stream('/events', `Token ${token}`, true),
       deviceStream: await stream('/device/stream', `Device ${device}`, true),
+      readyz: await probe('/readyz'),
+      healthz: await probe('/healthz'),
     }));
     expect(answers.value).toEqual({
       patch: UNAVAILABLE,
       press: UNAVAILABLE,
       events: { status: 200, frames: ['retry: 1000'] },
       deviceStream: { status: 200, frames: ['retry: 1000'] },
+      readyz: { status: 503, body: { status: 'unavailable', reason: 'storage' } },
+      healthz: { status: 200, body: { status: 'ok' } },
     });
     expect(answers.ms).toBeLessThan(FAST_MS * 4);
   };
   const expectNormalAnswers = async () => {
     expect((await patch()).status).toBe(200);
     expect((await press()).status).toBe(202);
+    expect(await probe('/readyz')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await stream('/events', `Token ${token}`, false)).toEqual({ status: 200, frames: [expect.stringMatching(/^retry: 1000\nid: u:\d+$/)] });
   };
 

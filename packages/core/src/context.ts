@@ -12,6 +12,8 @@ import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookDispatcher } from './webhooks/delivery.js';
 import type { SseTimings } from './streams/sse-session.js';
+import type { StreamRegistry } from './streams/stream-registry.js';
+import type { ReadinessCheck } from './health/readiness.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
 export interface TilecastContext {
@@ -34,6 +36,10 @@ export interface TilecastContext {
   /** The publisher API's authentication, with this instance's credential cache. */
   credentials: PublisherCredentials;
   authenticateDevice: DeviceAuthenticator;
+  /** This instance's open streams, ended with a last `retry:` when it drains. */
+  streams: StreamRegistry;
+  /** What `GET /readyz` answers. */
+  readiness: ReadinessCheck;
   /** Heartbeat and lifetime of event streams. */
   sse: SseTimings;
   /** Called after an event was logged on a widget with webhooks (delivery hooks in here). */

@@ -4,6 +4,7 @@
  */
 export { createTilecast } from './tilecast.js';
 export { DEFAULT_PURGE_INTERVAL_MS, DEFAULT_SSE_TIMINGS } from './tilecast.js';
+export { DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
 export { deviceTokenAuthenticator } from './auth/device-authentication.js';
 export type { DeviceAuthenticator } from './auth/device-authentication.js';

@@ -8,7 +8,8 @@ import { describeError } from './streams/outage.js';
 import { createEventBus } from './events/event-bus.js';
 import { createStreamLeaseKeeper } from './events/stream-leases.js';
 import { createFrameCache } from './events/frame-cache.js';
-import { deviceRoutes, publisherRoutes } from './handlers/routes.js';
+import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.js';
+import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
 import { createRouter, type Route } from './http/router.js';
@@ -21,6 +22,7 @@ import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
 import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './streams/credential-watch.js';
 import type { SseTimings } from './streams/sse-session.js';
+import { createStreamRegistry } from './streams/stream-registry.js';
 import type { DeviceTransport } from './transport/device-transport.js';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
@@ -57,6 +59,8 @@ export interface TilecastOptions {
    * CAs; `resolve` replaces DNS; `unsafeTestOnlyDial` is for tests only (see its docs).
    */
   webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger'>;
+  /** How long `GET /readyz` waits for the store before answering `503`. Default 2 s. */
+  readinessDeadlineMs?: number;
 }
 
 /** Anything that serves core requests: what adapters mount. */
@@ -77,6 +81,24 @@ export interface Tilecast extends RequestHandler {
   /** The phones' API (`POST /presses`, `GET /stream`), to mount on its own path, e.g. `/device`. */
   readonly device: Required<RequestHandler>;
   owns(path: string): boolean;
+  /**
+   * Liveness and readiness probes, `GET /healthz` and `GET /readyz`, without authentication,
+   * to mount where load balancers look (the reference server: at the root, next to the API).
+   * `/healthz` is `200 {"status":"ok"}` while the process serves. `/readyz` is the same when
+   * the store answers a cheap read within `readinessDeadlineMs` and the instance is not
+   * draining, else `503 {"status":"unavailable","reason":"storage"|"draining"}`.
+   */
+  readonly health: Required<RequestHandler>;
+  /**
+   * Begins a shutdown: `/readyz` answers `503` (`draining`) from now on, every open event
+   * and device stream ends with a last `retry:` line (its client reconnects, to another
+   * instance once this one stopped accepting), and streams requested later get the same
+   * answer at once. Requests that are not streams are still served. Then stop accepting,
+   * give `idle()` a bounded time, and `close()`. Answers how many streams it ended.
+   */
+  drain(): { streamsEnded: number };
+  /** True once `drain()` was called. */
+  readonly draining: boolean;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
   readonly management: ManagementApi;
   /** Loads a seed file through the management API: creates what is missing, changes nothing that exists. */
@@ -103,11 +125,18 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const deviceStreams = createDeviceStreamHub();
   const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
   const hostTransport = options.transport;
-  const devices = createDeviceFanout({ storage, transport, clock, logger, hasReceivers: () => hostTransport !== undefined || deviceStreams.connectedDevices() > 0 });
+  const devices = createDeviceFanout({
+    storage,
+    transport,
+    clock,
+    logger,
+    hasReceivers: () => hostTransport !== undefined || deviceStreams.connectedDevices() > 0,
+  });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
   const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
   const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
+  const streams = createStreamRegistry();
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
@@ -121,6 +150,14 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     streamLeases,
     credentialWatch,
     deviceStreams,
+    streams,
+    readiness: createReadinessCheck({
+      storage,
+      clock,
+      logger,
+      deadlineMs: options.readinessDeadlineMs ?? DEFAULT_READINESS_DEADLINE_MS,
+      draining: () => streams.draining,
+    }),
     credentials: new PublisherCredentials(storage),
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
@@ -135,6 +172,11 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   return {
     ...createHandler(context, publisherRoutes),
     device: createHandler(context, deviceRoutes),
+    health: createHandler(context, healthRoutes),
+    drain: () => ({ streamsEnded: streams.drain() }),
+    get draining() {
+      return streams.draining;
+    },
     management,
     loadSeed: (seed) => loadSeed(management, seed),
     openapi: context.openapi,

@@ -10,13 +10,15 @@ import { activityPush, widgetPush } from '../transport/pushes.js';
  * with `retry: 1000` and a snapshot of everything the device shows (widgets with content,
  * live activities), then follows pushes. Pushes that arrive while the snapshot is being
  * read are queued behind it, so the device always ends on the latest content. It ends when
- * the device is removed or its token changes (`credentialWatch`).
+ * the device is removed or its token changes (`credentialWatch`), or, with a last `retry:`,
+ * when the instance drains (`streams`).
  */
 export function openDeviceStream(context: TilecastContext, device: DeviceRecord): CoreResult {
   return {
     kind: 'sse',
     run: async (sink) => {
       const session = openSseSession(sink, context.clock, context.sse);
+      context.streams.track(session);
       const queue: string[] = [];
       const detach = context.deviceStreams.attach(device.id, {
         deliver: (text) => {
@@ -37,6 +39,7 @@ export function openDeviceStream(context: TilecastContext, device: DeviceRecord)
         context.logger.warn('device stream ended by an error', { error: String(error) });
       } finally {
         context.credentialWatch.unwatch(credential);
+        context.streams.untrack(session);
         detach();
         session.end();
       }

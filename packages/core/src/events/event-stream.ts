@@ -68,7 +68,9 @@ export async function openEventStream(context: TilecastContext, account: Account
 }
 
 function releaseLease(context: TilecastContext, accountId: string, leaseId: string): void {
-  context.storage.releaseStreamLease(accountId, leaseId).catch((error: unknown) => context.logger.warn('stream lease release failed', { error: String(error) }));
+  context.storage
+    .releaseStreamLease(accountId, leaseId)
+    .catch((error: unknown) => context.logger.warn('stream lease release failed', { error: String(error) }));
 }
 
 /**
@@ -103,6 +105,8 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
   follow(): void {
     this.open();
     if (this.ended) return;
+    this.context.streams.track(this);
+    if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
     this.context.streamLeases.keep(this);
     this.context.credentialWatch.watchAccount(this);
@@ -110,6 +114,7 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
   }
 
   protected override closed(): void {
+    this.context.streams.untrack(this);
     this.context.bus.unsubscribe(this.accountId, this);
     this.context.streamLeases.drop(this);
     this.context.credentialWatch.unwatch(this);
@@ -174,7 +179,10 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     let full: boolean;
     do {
       const events = await storage.readEvents(this.accountId, { after: this.cursor, now: clock.now(), limit: READ_BATCH });
-      await this.#send(events.map((event) => frames.frame(this.accountId, event)), clock.now());
+      await this.#send(
+        events.map((event) => frames.frame(this.accountId, event)),
+        clock.now(),
+      );
       full = events.length === READ_BATCH;
     } while (full && !this.ended);
   }

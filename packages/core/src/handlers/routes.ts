@@ -12,6 +12,7 @@ import {
 } from './device-sync.js';
 import { getDeviceStream } from './get-device-stream.js';
 import { getEvents } from './get-events.js';
+import { getHealthz, getReadyz } from './health.js';
 import { getOpenApi } from './get-openapi.js';
 import { getWebhooks } from './get-webhooks.js';
 import { patchActivity } from './patch-activity.js';
@@ -42,4 +43,10 @@ export const deviceRoutes: Route<TilecastContext>[] = [
   { method: 'GET', pattern: '/activities', handler: getDeviceActivities },
   { method: 'GET', pattern: '/widgets', handler: getDeviceWidgets },
   { method: 'GET', pattern: '/widgets/:owner/:slug', handler: getOneDeviceWidget },
+];
+
+/** Liveness and readiness, for load balancers and orchestrators: mounted where the host likes (the reference server at the root). */
+export const healthRoutes: Route<TilecastContext>[] = [
+  { method: 'GET', pattern: '/healthz', handler: getHealthz },
+  { method: 'GET', pattern: '/readyz', handler: getReadyz },
 ];

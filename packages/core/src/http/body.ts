@@ -103,7 +103,10 @@ function isAcceptableParameter(parameter: string): boolean {
   if (separator === -1) return parameter.trim() === '';
   const name = parameter.slice(0, separator).trim();
   if (name !== 'charset') return true;
-  const charset = parameter.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1');
+  const charset = parameter
+    .slice(separator + 1)
+    .trim()
+    .replace(/^"(.*)"$/, '$1');
   return charset === 'utf-8' || charset === 'utf8';
 }
 

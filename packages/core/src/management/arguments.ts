@@ -18,10 +18,7 @@ export const Identifier = v.pipe(
 );
 
 /** Tokens given by the host (seed files): visible ASCII, long enough not to be guessed by accident. */
-export const ProvidedToken = v.pipe(
-  v.string(),
-  v.regex(/^[\x21-\x7e]{8,256}$/, 'must be 8-256 visible ASCII characters'),
-);
+export const ProvidedToken = v.pipe(v.string(), v.regex(/^[\x21-\x7e]{8,256}$/, 'must be 8-256 visible ASCII characters'));
 
 export function parseArgument<const S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input);

@@ -36,7 +36,11 @@ export interface ComponentSchemas {
 
 export function convertComponents(named: readonly NamedSchema[]): ComponentSchemas {
   const converted = { input: convertMode(named, 'input'), output: convertMode(named, 'output') };
-  const split = namesThatDiffer(named.map((entry) => entry.name), converted.input, converted.output);
+  const split = namesThatDiffer(
+    named.map((entry) => entry.name),
+    converted.input,
+    converted.output,
+  );
   const finalName = (name: string, mode: Mode): string => (split.has(name) ? `${name}-${mode === 'input' ? 'Input' : 'Output'}` : name);
 
   const schemas: Record<string, JsonSchema> = {};

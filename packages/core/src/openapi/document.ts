@@ -95,11 +95,25 @@ function webhookOperations(components: ComponentSchemas): object {
       responses: {
         '200': map,
         ...refusals,
-        '422': response('Invalid map (field-error array); never echoes a secret, header value or query value.', components.ref('HTTPValidationError', 'output')),
+        '422': response(
+          'Invalid map (field-error array); never echoes a secret, header value or query value.',
+          components.ref('HTTPValidationError', 'output'),
+        ),
       },
     },
-    get: { ...common, operationId: 'get_widget_webhooks', summary: 'Read the webhook map', description: 'The map, redacted, with `last_success_at` and `last_failure_at` per entry.', responses: { '200': map, ...refusals } },
-    delete: { ...common, operationId: 'delete_widget_webhooks', summary: 'Remove every webhook entry', responses: { '204': { description: 'Removed.' }, ...refusals } },
+    get: {
+      ...common,
+      operationId: 'get_widget_webhooks',
+      summary: 'Read the webhook map',
+      description: 'The map, redacted, with `last_success_at` and `last_failure_at` per entry.',
+      responses: { '200': map, ...refusals },
+    },
+    delete: {
+      ...common,
+      operationId: 'delete_widget_webhooks',
+      summary: 'Remove every webhook entry',
+      responses: { '204': { description: 'Removed.' }, ...refusals },
+    },
   };
 }
 

@@ -4,8 +4,24 @@ import * as v from 'valibot';
 export const ActivityState = v.picklist(['IDLE', 'ONGOING']);
 
 export const Color = v.picklist([
-  'red', 'orange', 'yellow', 'green', 'mint', 'teal', 'cyan', 'blue', 'indigo', 'purple',
-  'pink', 'brown', 'gray', 'gray2', 'gray3', 'gray4', 'gray5', 'gray6',
+  'red',
+  'orange',
+  'yellow',
+  'green',
+  'mint',
+  'teal',
+  'cyan',
+  'blue',
+  'indigo',
+  'purple',
+  'pink',
+  'brown',
+  'gray',
+  'gray2',
+  'gray3',
+  'gray4',
+  'gray5',
+  'gray6',
 ]);
 
 export const ColorRendering = v.picklist(['flat', 'gradient']);

@@ -118,7 +118,11 @@ export function greaterThan(bound: number) {
  * `-0` and integers beyond 2^53 are refused (each as `int_type`).
  */
 export function integer() {
-  return v.pipe(v.number(MSG.int), v.safeInteger(MSG.int), v.check((value: number) => !Object.is(value, -0), MSG.int));
+  return v.pipe(
+    v.number(MSG.int),
+    v.safeInteger(MSG.int),
+    v.check((value: number) => !Object.is(value, -0), MSG.int),
+  );
 }
 
 /** A string of at most `maximum` characters (UTF-16 units, as everywhere in the spec). */
@@ -133,12 +137,7 @@ export function textBetween(minimum: number, maximum: number) {
 
 /** RFC 3339 date-time with an offset (`Z` or `±hh:mm`), kept as sent. */
 export function timestamp() {
-  return v.pipe(
-    v.string(),
-    v.check(isDateTime, MSG.datetime),
-    v.check(hasOffset, MSG.timezone),
-    v.metadata({ format: 'date-time' }),
-  );
+  return v.pipe(v.string(), v.check(isDateTime, MSG.datetime), v.check(hasOffset, MSG.timezone), v.metadata({ format: 'date-time' }));
 }
 
 /** `tap_url`: any absolute URI (custom app schemes included), 1 to 256 characters. */

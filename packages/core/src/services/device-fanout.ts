@@ -57,14 +57,14 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
   const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
     const devices = await storage.listAccountDevices(activity.accountId);
     const push = activityPush(activity, phase);
-    await sendEach(devices.map((d) => d.id), (id) => transport.pushActivity(id, push));
+    await sendEach(
+      devices.map((d) => d.id),
+      (id) => transport.pushActivity(id, push),
+    );
   };
 
   const viewersOf = async (widget: WidgetRecord): Promise<string[]> => {
-    const [own, shared] = await Promise.all([
-      storage.listAccountDevices(widget.accountId),
-      storage.listWidgetShares(widget.accountId, widget.slug),
-    ]);
+    const [own, shared] = await Promise.all([storage.listAccountDevices(widget.accountId), storage.listWidgetShares(widget.accountId, widget.slug)]);
     return [...new Set([...own.map((d) => d.id), ...shared])];
   };
 
@@ -111,10 +111,13 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
     }
     await confirmPressers(widget, key);
     if (claim.trailingScheduled) return;
-    const handle = clock.setTimeout(() => {
-      timers.delete(handle);
-      track(trailingPush(widget.accountId, widget.slug, key));
-    }, Math.max(0, claim.at - clock.now()));
+    const handle = clock.setTimeout(
+      () => {
+        timers.delete(handle);
+        track(trailingPush(widget.accountId, widget.slug, key));
+      },
+      Math.max(0, claim.at - clock.now()),
+    );
     timers.add(handle);
   };
 

@@ -86,10 +86,7 @@ export interface AccountStore {
   /** Replaces the token hash; the old token stops matching at once. False if no such account. */
   setAccountTokenHash(accountId: string, tokenHash: string): Promise<boolean>;
   /** Changes subscription and/or quota. False if no such account. */
-  updateAccount(
-    accountId: string,
-    patch: { subscription?: Subscription; activityQuota?: number },
-  ): Promise<boolean>;
+  updateAccount(accountId: string, patch: { subscription?: Subscription; activityQuota?: number }): Promise<boolean>;
 }
 
 /** Seeding (conformance concern `seedCreatesOnly`). */
@@ -210,10 +207,7 @@ export interface EventStore {
    * rise by one in commit order per account: no reader may ever see position n+1 and
    * later find n. Events of other accounts never share or reveal positions.
    */
-  appendEvent(
-    accountId: string,
-    event: Omit<StoredEvent, 'position'>,
-  ): Promise<StoredEvent>;
+  appendEvent(accountId: string, event: Omit<StoredEvent, 'position'>): Promise<StoredEvent>;
   /**
    * Events of the account with position > `after` (0: all) that have not expired at
    * `now` (`expiresAt > now`), in position order, at most `limit`.
@@ -297,11 +291,7 @@ export interface WebhookStore {
   /** Records the outcome of a whole delivery (ISO 8601 time) on the entry. */
   recordWebhookOutcome(accountId: string, slug: string, entryKey: string, outcome: DeliveryOutcome): Promise<void>;
   /** Delivery timestamps per entry key. */
-  getWebhookOutcomes(
-    accountId: string,
-    slug: string,
-  ): Promise<Record<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>>;
-
+  getWebhookOutcomes(accountId: string, slug: string): Promise<Record<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>>;
 }
 
 /**

@@ -22,8 +22,11 @@ export function outageStream(): CoreResult {
  * Opens a stream endpoint (`GET /events`, `GET /device/stream`): a store outage at any
  * step before the stream runs, authentication included, is the outage stream. Every other
  * failure goes on as it is (a refusal keeps its status; an unexpected error stays a 500).
+ * While the instance drains, every stream request gets the same answer.
  */
 export function streamOrOutage(context: TilecastContext, path: string, open: () => Promise<CoreResult>): Promise<CoreResult> {
+  // A draining instance sends the client elsewhere the same way, before any store call.
+  if (context.streams.draining) return Promise.resolve(outageStream());
   return open().catch((error: unknown) => {
     if (!isStorageUnavailable(error)) throw error;
     context.logger.warn('storage unavailable: outage stream', { path, error: describeError(error) });

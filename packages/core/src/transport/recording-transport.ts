@@ -1,8 +1,6 @@
 import type { ActivityPush, DeviceTransport, WidgetPush } from './device-transport.js';
 
-export type RecordedPush =
-  | { deviceId: string; kind: 'activity'; push: ActivityPush }
-  | { deviceId: string; kind: 'widget'; push: WidgetPush };
+export type RecordedPush = { deviceId: string; kind: 'activity'; push: ActivityPush } | { deviceId: string; kind: 'widget'; push: WidgetPush };
 
 export interface RecordingTransport extends DeviceTransport {
   /** Every push in the order it was handed to the transport. */

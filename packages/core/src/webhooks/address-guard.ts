@@ -98,7 +98,9 @@ export function guardedLookup(resolve: Resolver, policy: AddressPolicy, dialAddr
     resolveChecked(resolve, hostname, policy, options.family).then(
       (addresses) => {
         // Test-only redirection happens after the check, so the guard itself is exercised.
-        const dialed: LookupAddress[] = addresses.map((entry) => (dialAddress === undefined ? entry : { address: dialAddress, family: isIPv4(dialAddress) ? 4 : 6 }));
+        const dialed: LookupAddress[] = addresses.map((entry) =>
+          dialAddress === undefined ? entry : { address: dialAddress, family: isIPv4(dialAddress) ? 4 : 6 },
+        );
         if (options.all === true) callback(null, dialed);
         else callback(null, dialed[0]!.address, dialed[0]!.family);
       },

@@ -13,7 +13,13 @@ import { fillTemplate, fillText, placeholderValues, type ActionEnvelope } from '
 export const USER_AGENT = 'Tilecast-Webhooks/1';
 
 /** `null`: the filled URL breaks the URL rules (a blocked destination, final). */
-export function buildRequest(entry: WebhookEntryConfig, envelope: ActionEnvelope, raw: Record<string, unknown>, policy: AddressPolicy, now: number): OutgoingRequest | null {
+export function buildRequest(
+  entry: WebhookEntryConfig,
+  envelope: ActionEnvelope,
+  raw: Record<string, unknown>,
+  policy: AddressPolicy,
+  now: number,
+): OutgoingRequest | null {
   const values = placeholderValues(envelope, raw);
   const checked = checkWebhookUrl(fillText(entry.url, values), policy);
   if (!checked.ok) return null;

@@ -29,7 +29,10 @@ function refs(value: unknown, found: string[] = []): string[] {
 }
 
 function resolve(ref: string): Json | undefined {
-  return ref.slice(2).split('/').reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
 }
 
 /** The underlying strict object of a named valibot schema, if it is one. */
@@ -66,7 +69,9 @@ describe('the OpenAPI document', () => {
     ['/widget/{slug}', 'slug', 'WidgetData'],
   ])('%s: path parameter, bodies, responses and security', (path, parameter, data) => {
     const operation = doc.paths[path].patch;
-    expect(operation.parameters).toEqual([expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) })]);
+    expect(operation.parameters).toEqual([
+      expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) }),
+    ]);
     expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Input` });
     expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '402', '404', '422']);
     expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Output` });
@@ -93,7 +98,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the field errors of a 422', () => {
-    expect(schemas.HTTPValidationError).toMatchObject({ properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } }, required: ['detail'] });
+    expect(schemas.HTTPValidationError).toMatchObject({
+      properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+      required: ['detail'],
+    });
     expect(schemas.ValidationError).toMatchObject({
       properties: { loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, msg: { type: 'string' }, type: { type: 'string' } },
       required: ['loc', 'msg', 'type'],
@@ -107,7 +115,18 @@ describe('components follow the validators', () => {
     for (const name of ['ActivityState', 'Color', 'ColorRendering', 'ColumnId', 'RenderingMode', 'SegmentDisplay', 'TrackFill']) {
       expect(schemas[name], name).toBeDefined();
     }
-    for (const name of ['ActivityData', 'Icon', 'Value', 'Column', 'Segment', 'SimpleProgressBar', 'SegmentedProgressBar', 'ProgressBar', 'ActivityContent', 'WidgetContent']) {
+    for (const name of [
+      'ActivityData',
+      'Icon',
+      'Value',
+      'Column',
+      'Segment',
+      'SimpleProgressBar',
+      'SegmentedProgressBar',
+      'ProgressBar',
+      'ActivityContent',
+      'WidgetContent',
+    ]) {
       expect(schemas[`${name}-Input`], name).toBeDefined();
       expect(schemas[`${name}-Output`], name).toBeDefined();
     }
@@ -126,7 +145,12 @@ describe('components follow the validators', () => {
     expect(component('Value', 'Input').properties.value).toEqual({ type: 'string', maxLength: 128 });
     expect(component('GenericActivityContent', 'Input').properties.state.anyOf[0]).toEqual({ type: 'string', maxLength: 32 });
     expect(component('GenericActivityContent', 'Input').properties.remaining_time.anyOf[0]).toMatchObject({ type: 'integer', minimum: 0 });
-    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({ type: 'string', minLength: 1, maxLength: 256, format: 'uri' });
+    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      format: 'uri',
+    });
     expect(component('WidgetData', 'Input').properties.stale_after.anyOf[0]).toEqual({ type: 'integer', minimum: 60, maximum: 604800 });
     expect(component('BudgetWidgetContent', 'Input').properties.currency).toEqual({ type: 'string', pattern: '^[A-Z]{3}$' });
     expect(component('CountdownWidgetContent', 'Input').properties.target).toEqual({ type: 'string', format: 'date-time' });
@@ -184,15 +208,21 @@ describe('components follow the validators', () => {
 
   // The drift guard: every object component has exactly the validator's fields, requires
   // in input exactly what the validator requires, and requires everything in output.
-  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))('%s matches its validator', (name, entry) => {
-    for (const [mode, schema] of [['Input', entry.input], ['Output', entry.output ?? entry.input]] as const) {
-      const object = objectOf(schema)!;
-      const json = component(name, mode);
-      const keys = Object.keys(object.entries);
-      expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
-      const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
-      expect(json.required, `${name}-${mode}`).toEqual(mode === 'Output' ? keys : keys.filter((key) => !optional(key)));
-      if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
-    }
-  });
+  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))(
+    '%s matches its validator',
+    (name, entry) => {
+      for (const [mode, schema] of [
+        ['Input', entry.input],
+        ['Output', entry.output ?? entry.input],
+      ] as const) {
+        const object = objectOf(schema)!;
+        const json = component(name, mode);
+        const keys = Object.keys(object.entries);
+        expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
+        const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
+        expect(json.required, `${name}-${mode}`).toEqual(mode === 'Output' ? keys : keys.filter((key) => !optional(key)));
+        if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
+      }
+    },
+  );
 });

@@ -1,20 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import {
-  activityContentSchemas,
-  activityDataEchoSchema,
-  activityDataSchema,
-  activityEchoSchemas,
-  validate,
-  withIconV2,
-} from '../../src/schemas/index.js';
+import { activityContentSchemas, activityDataEchoSchema, activityDataSchema, activityEchoSchemas, validate, withIconV2 } from '../../src/schemas/index.js';
 import { expectOnlyError, fractionBound, outputOf, s, schemaTable, stringBound, type BoundCase } from './helpers.js';
 
 /** Rows every activity template shares. */
 const commonBounds = (template: string): BoundCase[] => [
-  { path: ['template'], ok: [template], bad: [['other', 'literal_error'], [null, 'literal_error']] },
+  {
+    path: ['template'],
+    ok: [template],
+    bad: [
+      ['other', 'literal_error'],
+      [null, 'literal_error'],
+    ],
+  },
   stringBound(['icon'], 64, 0, 'icon_type'),
   { path: ['icon'], ok: [null, { name: 'bolt' }], bad: [[7, 'icon_type']] },
-  { path: ['tap_url'], ok: [null, 'https://example.com'], bad: [['', 'string_too_short'], ['nope', 'url_parsing']] },
+  {
+    path: ['tap_url'],
+    ok: [null, 'https://example.com'],
+    bad: [
+      ['', 'string_too_short'],
+      ['nope', 'url_parsing'],
+    ],
+  },
 ];
 
 const valueBound = (path: string): BoundCase => ({
@@ -39,8 +46,20 @@ schemaTable('activity template monitor', activityContentSchemas.monitor, {
   required: [],
   bounds: [
     ...commonBounds('monitor'),
-    { path: ['primary_column'], ok: ['left', 'right'], bad: [['middle', 'enum'], [null, 'enum']] },
-    { path: ['left_column'], ok: [null, { value: { value: '1' }, header: s(64), footer: s(64) }], bad: [[{ header: 'x' }, 'missing']], errorLoc: ['left_column', 'value'] },
+    {
+      path: ['primary_column'],
+      ok: ['left', 'right'],
+      bad: [
+        ['middle', 'enum'],
+        [null, 'enum'],
+      ],
+    },
+    {
+      path: ['left_column'],
+      ok: [null, { value: { value: '1' }, header: s(64), footer: s(64) }],
+      bad: [[{ header: 'x' }, 'missing']],
+      errorLoc: ['left_column', 'value'],
+    },
     { path: ['right_column'], ok: [null], bad: [[{ value: { value: '1' }, footer: s(65) }, 'string_too_long']], errorLoc: ['right_column', 'footer'] },
   ],
 });
@@ -54,7 +73,13 @@ schemaTable('activity template generic', activityContentSchemas.generic, {
     {
       path: ['remaining_time'],
       ok: [0, 3600, 60.0, null],
-      bad: [[-1, 'greater_than_equal'], ['60', 'int_type'], [1.5, 'int_type'], [-0, 'int_type'], [2 ** 53, 'int_type']],
+      bad: [
+        [-1, 'greater_than_equal'],
+        ['60', 'int_type'],
+        [1.5, 'int_type'],
+        [-0, 'int_type'],
+        [2 ** 53, 'int_type'],
+      ],
     },
     stringBound(['state'], 32),
     { path: ['state'], ok: [null] },
@@ -63,17 +88,45 @@ schemaTable('activity template generic', activityContentSchemas.generic, {
 
 describe('activity echo', () => {
   it.each([
-    ['progress', { progress: { value: 0.5 } }, {
-      template: 'progress', tap_url: null, icon: null,
-      progress: { style: 'simple', value: 0.5, color: 'blue' },
-      header_left: null, header_right: null, footer_left: null, footer_right: null, compact_value: null,
-    }],
-    ['monitor', {}, {
-      template: 'monitor', tap_url: null, icon: null, left_column: null, right_column: null, primary_column: 'right',
-    }],
-    ['generic', { progress: 1 }, {
-      template: 'generic', tap_url: null, icon: null, progress: 1, remaining_time: null, state: null,
-    }],
+    [
+      'progress',
+      { progress: { value: 0.5 } },
+      {
+        template: 'progress',
+        tap_url: null,
+        icon: null,
+        progress: { style: 'simple', value: 0.5, color: 'blue' },
+        header_left: null,
+        header_right: null,
+        footer_left: null,
+        footer_right: null,
+        compact_value: null,
+      },
+    ],
+    [
+      'monitor',
+      {},
+      {
+        template: 'monitor',
+        tap_url: null,
+        icon: null,
+        left_column: null,
+        right_column: null,
+        primary_column: 'right',
+      },
+    ],
+    [
+      'generic',
+      { progress: 1 },
+      {
+        template: 'generic',
+        tap_url: null,
+        icon: null,
+        progress: 1,
+        remaining_time: null,
+        state: null,
+      },
+    ],
   ] as const)('%s: defaults applied, every optional field present (null where unset)', (template, input, expected) => {
     expect(outputOf(activityContentSchemas[template], input)).toEqual(expected);
   });
@@ -87,7 +140,12 @@ describe('activity echo', () => {
     const stored = outputOf(activityContentSchemas.generic, { progress: 0.1, icon: 'bolt' }) as Record<string, unknown>;
     const echoed = withIconV2(stored);
     expect(echoed.icon_v2).toEqual({
-      name: 'bolt', rendering_mode: null, primary_color: null, secondary_color: null, tertiary_color: null, color_rendering: null,
+      name: 'bolt',
+      rendering_mode: null,
+      primary_color: null,
+      secondary_color: null,
+      tertiary_color: null,
+      color_rendering: null,
     });
     expect(Object.keys(echoed)).toEqual(['template', 'tap_url', 'icon', 'icon_v2', 'progress', 'remaining_time', 'state']);
   });
@@ -124,7 +182,12 @@ describe('activityDataSchema (whole body, template required)', () => {
   });
 
   it('reports errors at plain paths', () => {
-    expectOnlyError(activityDataSchema, { state: 'IDLE', content: { template: 'progress', progress: { value: 2 } } }, ['content', 'progress', 'value'], 'less_than_equal');
+    expectOnlyError(
+      activityDataSchema,
+      { state: 'IDLE', content: { template: 'progress', progress: { value: 2 } } },
+      ['content', 'progress', 'value'],
+      'less_than_equal',
+    );
     expectOnlyError(activityDataSchema, { state: 'IDLE', content: { progress: 0.5 } }, ['content', 'template'], 'missing');
     expectOnlyError(activityDataSchema, { state: 'IDLE', content: { template: 'big' } }, ['content', 'template'], 'literal_error');
   });

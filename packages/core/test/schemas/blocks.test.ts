@@ -35,7 +35,13 @@ schemaTable('Column', Column, {
     stringBound(['header'], 64),
     stringBound(['footer'], 64),
     { path: ['header'], ok: [null] },
-    { path: ['value'], bad: [['3', 'dict_type'], [null, 'dict_type']] },
+    {
+      path: ['value'],
+      bad: [
+        ['3', 'dict_type'],
+        [null, 'dict_type'],
+      ],
+    },
   ],
 });
 
@@ -46,7 +52,14 @@ schemaTable('Segment', Segment, {
     fractionBound(['value']),
     colorBound(['fill_color'], false),
     colorBound(['track_color'], false),
-    { path: ['track_fill'], ok: ['solid', 'hatched'], bad: [['dotted', 'enum'], [null, 'enum']] },
+    {
+      path: ['track_fill'],
+      ok: ['solid', 'hatched'],
+      bad: [
+        ['dotted', 'enum'],
+        [null, 'enum'],
+      ],
+    },
     stringBound(['label'], 64),
     { path: ['label'], ok: [null] },
   ],
@@ -58,7 +71,15 @@ schemaTable('ProgressBar (simple)', ProgressBar, {
   bounds: [
     fractionBound(['value']),
     colorBound(['color'], false),
-    { path: ['style'], ok: ['simple'], bad: [['fancy', 'literal_error'], [null, 'literal_error'], [1, 'literal_error']] },
+    {
+      path: ['style'],
+      ok: ['simple'],
+      bad: [
+        ['fancy', 'literal_error'],
+        [null, 'literal_error'],
+        [1, 'literal_error'],
+      ],
+    },
   ],
 });
 
@@ -67,7 +88,15 @@ schemaTable('ProgressBar (segmented)', ProgressBar, {
   required: [['value'], ['segments'], ['segments', 0, 'fill_color']],
   bounds: [
     fractionBound(['value']),
-    { path: ['segments'], ok: [times(4, () => segment)], bad: [[times(5, () => segment), 'too_long'], [[], 'too_short'], [segment, 'list_type']] },
+    {
+      path: ['segments'],
+      ok: [times(4, () => segment)],
+      bad: [
+        [times(5, () => segment), 'too_long'],
+        [[], 'too_short'],
+        [segment, 'list_type'],
+      ],
+    },
     fractionBound(['segments', 0, 'value']),
     { path: ['display'], ok: ['split', 'layered'], bad: [['stacked', 'enum']] },
   ],
@@ -112,9 +141,18 @@ describe('the icon field (string ≤ 64 | Icon | null)', () => {
     ['absent', {}, null],
     ['null', { icon: null }, null],
     ['a 64-character string', { icon: s(64) }, s(64)],
-    ['an Icon', { icon: { name: 'bolt', primary_color: 'red' } }, {
-      name: 'bolt', rendering_mode: null, primary_color: 'red', secondary_color: null, tertiary_color: null, color_rendering: null,
-    }],
+    [
+      'an Icon',
+      { icon: { name: 'bolt', primary_color: 'red' } },
+      {
+        name: 'bolt',
+        rendering_mode: null,
+        primary_color: 'red',
+        secondary_color: null,
+        tertiary_color: null,
+        color_rendering: null,
+      },
+    ],
   ])('accepts %s', (_, input, icon) => {
     expect(outputOf(holder, input)).toEqual({ icon });
   });

@@ -39,7 +39,9 @@ describe('activityUpdateEnvelope (step 3)', () => {
 
   it('refuses a top-level __proto__', () => {
     const input = JSON.parse('{"state":"IDLE","content":{},"__proto__":{"state":"ONGOING"}}');
-    expect(errorsOf(activityUpdateEnvelope, input, ['body'])).toEqual([{ loc: ['body', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
+    expect(errorsOf(activityUpdateEnvelope, input, ['body'])).toEqual([
+      { loc: ['body', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+    ]);
   });
 
   it('keeps a nested __proto__ so that the template schema refuses it (handler flow)', () => {
@@ -49,7 +51,10 @@ describe('activityUpdateEnvelope (step 3)', () => {
     const { content } = envelope.output;
     const template = content.template ?? 'generic';
     const result = validate(activityContentSchemas[template], { ...content, template }, ['body', 'content']);
-    expect(result).toEqual({ success: false, errors: [{ loc: ['body', 'content', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+    expect(result).toEqual({
+      success: false,
+      errors: [{ loc: ['body', 'content', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }],
+    });
     expect(({} as Record<string, unknown>).state).toBeUndefined();
   });
 });
@@ -79,7 +84,9 @@ describe('widgetUpdateEnvelope (step 3)', () => {
     [-0, 'int_type'],
     [true, 'int_type'],
   ])('refuses stale_after %s', (staleAfter, type) => {
-    expect(errorsOf(widgetUpdateEnvelope, { content: {}, stale_after: staleAfter }, ['body']).map((error) => [error.loc, error.type])).toEqual([[['body', 'stale_after'], type]]);
+    expect(errorsOf(widgetUpdateEnvelope, { content: {}, stale_after: staleAfter }, ['body']).map((error) => [error.loc, error.type])).toEqual([
+      [['body', 'stale_after'], type],
+    ]);
   });
 
   it.each([

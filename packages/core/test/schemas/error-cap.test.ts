@@ -4,12 +4,19 @@ import { activityContentSchemas, pressReport, toFieldErrors, validate, widgetCon
 import { MAX_FIELD_ERRORS } from '../../src/schemas/field-errors.js';
 import { WebhookMapInput } from '../../src/webhooks/map-schema.js';
 
-const withUnknownKeys = (base: Record<string, unknown>, count: number) => ({ ...base, ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 0])) });
+const withUnknownKeys = (base: Record<string, unknown>, count: number) => ({
+  ...base,
+  ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 0])),
+});
 const CONFIG = { abortEarly: false, abortPipeEarly: true } as const;
 
 describe('field errors are capped at 64, the first ones in order (reference-deployment §9)', () => {
   it('toFieldErrors keeps the first 64', () => {
-    const { issues } = v.safeParse(v.array(v.string()), Array.from({ length: 100 }, () => 1), CONFIG);
+    const { issues } = v.safeParse(
+      v.array(v.string()),
+      Array.from({ length: 100 }, () => 1),
+      CONFIG,
+    );
     const errors = toFieldErrors(issues!, ['body']);
     expect(MAX_FIELD_ERRORS).toBe(64);
     expect(errors.map((error) => error.loc)).toEqual(Array.from({ length: 64 }, (_, i) => ['body', i]));
@@ -21,7 +28,9 @@ describe('field errors are capped at 64, the first ones in order (reference-depl
     if (result.success) throw new Error('expected errors');
     expect(result.errors).toHaveLength(64);
     expect(result.errors[0]).toMatchObject({ loc: ['body', 'stale_after'], type: 'int_type' });
-    expect(result.errors.slice(1).map((error) => [error.loc, error.type])).toEqual(Array.from({ length: 63 }, (_, i) => [['body', `k${i}`], 'extra_forbidden']));
+    expect(result.errors.slice(1).map((error) => [error.loc, error.type])).toEqual(
+      Array.from({ length: 63 }, (_, i) => [['body', `k${i}`], 'extra_forbidden']),
+    );
     // The check stops collecting once nothing more could be shown.
     expect(v.safeParse(widgetUpdateEnvelope, input, CONFIG).issues!.length).toBeLessThanOrEqual(MAX_FIELD_ERRORS + 1);
     expect(v.safeParse(pressReport, withUnknownKeys({}, 6000), CONFIG).issues!.length).toBeLessThanOrEqual(MAX_FIELD_ERRORS + 4);

@@ -30,7 +30,16 @@ const cases: [string, v.GenericSchema, unknown][] = [
   ['timestamp', widgetContentSchemas.countdown, { target: CANARY }],
   ['timestamp without offset', widgetContentSchemas.countdown, { target: '2024-01-01T00:00:00' }],
   ['https url', widgetContentSchemas.switchboard, { actions: [{ id: 'a', label: 'A' }], picture: { url: `http://${CANARY}.com`, alt: CANARY.repeat(20) } }],
-  ['duplicate ids', widgetContentSchemas.switchboard, { actions: [{ id: 'CANARY', label: 'A' }, { id: 'CANARY', label: CANARY }] }],
+  [
+    'duplicate ids',
+    widgetContentSchemas.switchboard,
+    {
+      actions: [
+        { id: 'CANARY', label: 'A' },
+        { id: 'CANARY', label: CANARY },
+      ],
+    },
+  ],
   ['action kind', widgetContentSchemas.switchboard, { actions: [{ id: 'a', label: 'A', kind: CANARY }] }],
   ['gauge bounds', widgetContentSchemas.gauge, { value: 1, min_value: 5, max_value: 5, label: long(64) }],
   ['not an object', ProgressBar, CANARY],
@@ -80,6 +89,9 @@ describe('toFieldErrors', () => {
 
   it('reports a pattern with its source', () => {
     const result = validate(widgetContentSchemas.budget, { total: { spent: 1 }, currency: 'eu' });
-    expect(result).toEqual({ success: false, errors: [{ loc: ['currency'], msg: "String should match pattern '^[A-Z]{3}$'", type: 'string_pattern_mismatch' }] });
+    expect(result).toEqual({
+      success: false,
+      errors: [{ loc: ['currency'], msg: "String should match pattern '^[A-Z]{3}$'", type: 'string_pattern_mismatch' }],
+    });
   });
 });

@@ -117,19 +117,36 @@ export function schemaTable(name: string, schema: v.GenericSchema, table: Schema
 export const s = (n: number, char = 'x'): string => char.repeat(n);
 
 export function stringBound(path: Path, max: number, min = 0, wrongType = 'string_type'): BoundCase {
-  const bad: [unknown, string][] = [[s(max + 1), 'string_too_long'], [5, wrongType]];
+  const bad: [unknown, string][] = [
+    [s(max + 1), 'string_too_long'],
+    [5, wrongType],
+  ];
   if (min > 0) bad.push([s(min - 1), 'string_too_short']);
   return { path, ok: [s(max), s(min)], bad };
 }
 
 export function colorBound(path: Path, nullable: boolean): BoundCase {
-  return { path, ok: nullable ? ['gray6', null] : ['gray6'], bad: nullable ? [['grey', 'enum']] : [['grey', 'enum'], [null, 'enum']] };
+  return {
+    path,
+    ok: nullable ? ['gray6', null] : ['gray6'],
+    bad: nullable
+      ? [['grey', 'enum']]
+      : [
+          ['grey', 'enum'],
+          [null, 'enum'],
+        ],
+  };
 }
 
 export function fractionBound(path: Path): BoundCase {
   return {
     path,
     ok: [0, 1, 1.0, 0.5],
-    bad: [[1.0000001, 'less_than_equal'], [-0.0000001, 'greater_than_equal'], ['0.5', 'float_type'], [Infinity, 'finite_number']],
+    bad: [
+      [1.0000001, 'less_than_equal'],
+      [-0.0000001, 'greater_than_equal'],
+      ['0.5', 'float_type'],
+      [Infinity, 'finite_number'],
+    ],
   };
 }

@@ -10,7 +10,14 @@ const commonBounds = (template: string): BoundCase[] => [
   stringBound(['icon'], 64, 0, 'icon_type'),
   { path: ['icon'], ok: [null, { name: 'bolt', color_rendering: 'flat' }], bad: [[{ name: s(65) }, 'string_too_long']], errorLoc: ['icon', 'name'] },
   colorBound(['accent'], true),
-  { path: ['tap_url'], ok: [null, `https://e.com/${s(242)}`], bad: [[`https://e.com/${s(243)}`, 'string_too_long'], ['relative/path', 'url_parsing']] },
+  {
+    path: ['tap_url'],
+    ok: [null, `https://e.com/${s(242)}`],
+    bad: [
+      [`https://e.com/${s(243)}`, 'string_too_long'],
+      ['relative/path', 'url_parsing'],
+    ],
+  },
 ];
 
 const timestampBound = (path: (string | number)[]): BoundCase => ({
@@ -29,14 +36,21 @@ const timestampBound = (path: (string | number)[]): BoundCase => ({
 
 const numberBound = (path: (string | number)[], min?: number, max?: number): BoundCase => {
   const ok: unknown[] = [min ?? -1e9, max ?? 1e9];
-  const bad: [unknown, string][] = [['1', 'float_type'], [Infinity, 'finite_number'], [null, 'float_type']];
+  const bad: [unknown, string][] = [
+    ['1', 'float_type'],
+    [Infinity, 'finite_number'],
+    [null, 'float_type'],
+  ];
   if (min !== undefined) bad.push([min - 0.001, 'greater_than_equal']);
   if (max !== undefined) bad.push([max + 0.001, 'less_than_equal']);
   return { path, ok, bad };
 };
 
 const listBound = (path: (string | number)[], item: unknown, min: number, max: number): BoundCase => {
-  const bad: [unknown, string][] = [[times(max + 1, () => item), 'too_long'], [item, 'list_type']];
+  const bad: [unknown, string][] = [
+    [times(max + 1, () => item), 'too_long'],
+    [item, 'list_type'],
+  ];
   if (min > 0) bad.push([times(min - 1, () => item), 'too_short']);
   return { path, ok: [times(min, () => item), times(max, () => item)], bad };
 };
@@ -67,9 +81,24 @@ schemaTable('widget gauge', widgetContentSchemas.gauge, {
     numberBound(['value']),
     // A value outside min..max is stored as sent.
     { path: ['value'], ok: [150, -20] },
-    { path: ['min_value'], ok: [99.9, null, -1000], bad: [[100, 'value_error'], [101, 'value_error']], errorLoc: ['max_value'] },
+    {
+      path: ['min_value'],
+      ok: [99.9, null, -1000],
+      bad: [
+        [100, 'value_error'],
+        [101, 'value_error'],
+      ],
+      errorLoc: ['max_value'],
+    },
     { path: ['min_value'], bad: [['0', 'float_type']] },
-    { path: ['max_value'], ok: [0.1, null], bad: [[0, 'value_error'], [-1, 'value_error']] },
+    {
+      path: ['max_value'],
+      ok: [0.1, null],
+      bad: [
+        [0, 'value_error'],
+        [-1, 'value_error'],
+      ],
+    },
     stringBound(['unit'], 16),
     stringBound(['label'], 64),
     colorBound(['color'], true),
@@ -85,7 +114,14 @@ schemaTable('widget battery', widgetContentSchemas.battery, {
     listBound(['devices'], device, 1, 8),
     stringBound(['devices', 0, 'name'], 64, 1),
     numberBound(['devices', 0, 'level'], 0, 100),
-    { path: ['devices', 0, 'charging'], ok: [true, false, null], bad: [['true', 'bool_type'], [1, 'bool_type']] },
+    {
+      path: ['devices', 0, 'charging'],
+      ok: [true, false, null],
+      bad: [
+        ['true', 'bool_type'],
+        [1, 'bool_type'],
+      ],
+    },
     stringBound(['devices', 0, 'icon'], 64),
   ],
 });
@@ -97,12 +133,32 @@ schemaTable('widget budget', widgetContentSchemas.budget, {
   bounds: [
     ...commonBounds('budget'),
     numberBound(['total', 'spent'], 0),
-    { path: ['total', 'budget'], ok: [0.01, null], bad: [[0, 'greater_than'], [-5, 'greater_than']] },
-    { path: ['currency'], ok: ['USD', 'JPY'], bad: [['eur', 'string_pattern_mismatch'], ['EURO', 'string_pattern_mismatch'], ['', 'string_pattern_mismatch']] },
+    {
+      path: ['total', 'budget'],
+      ok: [0.01, null],
+      bad: [
+        [0, 'greater_than'],
+        [-5, 'greater_than'],
+      ],
+    },
+    {
+      path: ['currency'],
+      ok: ['USD', 'JPY'],
+      bad: [
+        ['eur', 'string_pattern_mismatch'],
+        ['EURO', 'string_pattern_mismatch'],
+        ['', 'string_pattern_mismatch'],
+      ],
+    },
     { path: ['display'], ok: ['remaining', 'spent', null], bad: [['left', 'enum']] },
     listBound(['categories'], category, 0, 6),
     { path: ['categories'], ok: [null] },
-    { path: ['categories'], ok: [[{ ...category, icon: 'cart', color: 'green', budget: 200 }]], bad: [[[{ ...category, label: '' }], 'string_too_short']], errorLoc: ['categories', 0, 'label'] },
+    {
+      path: ['categories'],
+      ok: [[{ ...category, icon: 'cart', color: 'green', budget: 200 }]],
+      bad: [[[{ ...category, label: '' }], 'string_too_short']],
+      errorLoc: ['categories', 0, 'label'],
+    },
     { path: ['categories'], bad: [[[{ ...category, spent: -1 }], 'greater_than_equal']], errorLoc: ['categories', 0, 'spent'] },
     { path: ['categories'], bad: [[[{ ...category, budget: 0 }], 'greater_than']], errorLoc: ['categories', 0, 'budget'] },
     { path: ['categories'], bad: [[[{ spent: 1 }], 'missing']], errorLoc: ['categories', 0, 'label'] },
@@ -144,7 +200,15 @@ schemaTable('widget prices', widgetContentSchemas.prices, {
   required: [['entries'], ['entries', 0, 'start'], ['entries', 0, 'price']],
   bounds: [
     ...commonBounds('prices'),
-    { path: ['entries'], ok: [hourly(1), hourly(48)], bad: [[hourly(49), 'too_long'], [[], 'too_short'], [entry, 'list_type']] },
+    {
+      path: ['entries'],
+      ok: [hourly(1), hourly(48)],
+      bad: [
+        [hourly(49), 'too_long'],
+        [[], 'too_short'],
+        [entry, 'list_type'],
+      ],
+    },
     timestampBound(['entries', 0, 'start']),
     numberBound(['entries', 0, 'price']),
     { path: ['entries', 0, 'level'], ok: ['low', 'medium', 'high', null], bad: [['extreme', 'enum']] },
@@ -160,11 +224,19 @@ describe('widget prices: starts strictly increasing', () => {
   it('compares instants, not strings', () => {
     // 10:30+01:00 is 09:30Z: earlier than 10:00Z although it sorts later as text.
     expectOnlyError(schema, { entries: [entry, { start: '2024-05-01T10:30:00+01:00', price: 1 }] }, ['entries', 1, 'start'], 'value_error');
-    outputOf(schema, { entries: [{ start: '2024-05-01T10:00:00+01:00', price: 1 }, { start: '2024-05-01T09:30:00Z', price: 1 }] });
+    outputOf(schema, {
+      entries: [
+        { start: '2024-05-01T10:00:00+01:00', price: 1 },
+        { start: '2024-05-01T09:30:00Z', price: 1 },
+      ],
+    });
   });
   it('reports every out-of-order entry', () => {
     const errors = errorsOf(schema, { entries: [hourly(3)[2], hourly(3)[1], hourly(3)[0]] });
-    expect(errors.map((error) => error.loc)).toEqual([['entries', 1, 'start'], ['entries', 2, 'start']]);
+    expect(errors.map((error) => error.loc)).toEqual([
+      ['entries', 1, 'start'],
+      ['entries', 2, 'start'],
+    ]);
   });
 });
 
@@ -174,7 +246,14 @@ schemaTable('widget energy', widgetContentSchemas.energy, {
   required: [['sources', 0, 'power']],
   bounds: [
     ...commonBounds('energy'),
-    { path: ['sources'], ok: [times(3, () => source)], bad: [[times(4, () => source), 'too_long'], [source, 'list_type']] },
+    {
+      path: ['sources'],
+      ok: [times(3, () => source)],
+      bad: [
+        [times(4, () => source), 'too_long'],
+        [source, 'list_type'],
+      ],
+    },
     numberBound(['sources', 0, 'power'], 0),
     stringBound(['sources', 0, 'name'], 64),
     { path: ['sources', 0, 'today'], ok: [0, null], bad: [[-0.1, 'greater_than_equal']] },
@@ -212,15 +291,41 @@ schemaTable('widget switchboard', widgetContentSchemas.switchboard, {
   required: [['actions'], ['actions', 0, 'id'], ['actions', 0, 'label'], ['actions', 0, 'on']],
   bounds: [
     ...commonBounds('switchboard'),
-    { path: ['actions'], ok: [times(8, (i) => ({ ...toggle, id: `a${i}` }))], bad: [[times(9, (i) => ({ ...toggle, id: `a${i}` })), 'too_long'], [[], 'too_short']] },
-    { path: ['actions', 0, 'id'], ok: ['a', s(32), 'Light_1-b'], bad: [[s(33), 'string_too_long'], ['', 'string_too_short'], ['a b', 'string_pattern_mismatch'], ['lamp*', 'string_pattern_mismatch']] },
+    {
+      path: ['actions'],
+      ok: [times(8, (i) => ({ ...toggle, id: `a${i}` }))],
+      bad: [
+        [times(9, (i) => ({ ...toggle, id: `a${i}` })), 'too_long'],
+        [[], 'too_short'],
+      ],
+    },
+    {
+      path: ['actions', 0, 'id'],
+      ok: ['a', s(32), 'Light_1-b'],
+      bad: [
+        [s(33), 'string_too_long'],
+        ['', 'string_too_short'],
+        ['a b', 'string_pattern_mismatch'],
+        ['lamp*', 'string_pattern_mismatch'],
+      ],
+    },
     stringBound(['actions', 0, 'label'], 32, 1),
     stringBound(['actions', 0, 'icon'], 64),
     colorBound(['actions', 0, 'color'], true),
-    { path: ['actions', 0, 'on'], ok: [true], bad: [['true', 'bool_type'], [null, 'bool_type']] },
+    {
+      path: ['actions', 0, 'on'],
+      ok: [true],
+      bad: [
+        ['true', 'bool_type'],
+        [null, 'bool_type'],
+      ],
+    },
     { path: ['actions', 0, 'kind'], bad: [['switch', 'literal_error']] },
     { path: ['actions', 0, 'active'], bad: [[true, 'extra_forbidden']] },
-    { path: ['actions', 0, 'state_words'], ok: [null, {}, { on: s(16), off: 'Off', turning_on: 'Heating', turning_off: 'Cooling', no_response: '?', sent: 'Done' }] },
+    {
+      path: ['actions', 0, 'state_words'],
+      ok: [null, {}, { on: s(16), off: 'Off', turning_on: 'Heating', turning_off: 'Cooling', no_response: '?', sent: 'Done' }],
+    },
     { path: ['actions', 0, 'state_words'], bad: [[{ on: s(17) }, 'string_too_long']], errorLoc: ['actions', 0, 'state_words', 'on'] },
     { path: ['actions', 0, 'state_words'], bad: [[{ sent: '' }, 'string_too_short']], errorLoc: ['actions', 0, 'state_words', 'sent'] },
     { path: ['actions', 0, 'state_words'], bad: [[{ loud: 'x' }, 'extra_forbidden']], errorLoc: ['actions', 0, 'state_words', 'loud'] },
@@ -280,27 +385,53 @@ describe('widget echo', () => {
   const common = { icon: null, accent: null, tap_url: null };
   it.each([
     ['status', { value }, { template: 'status', ...common, value: { value: '21 °C', text_color: null, formatter: null }, state: null }],
-    ['progress', { progress: { value: 0.5 } }, { template: 'progress', ...common, progress: { style: 'simple', value: 0.5, color: 'blue' }, state: null, end_date: null }],
+    [
+      'progress',
+      { progress: { value: 0.5 } },
+      { template: 'progress', ...common, progress: { style: 'simple', value: 0.5, color: 'blue' }, state: null, end_date: null },
+    ],
     ['gauge', { value: 5 }, { template: 'gauge', ...common, value: 5, min_value: 0, max_value: 100, unit: null, label: null, color: null }],
-    ['gauge', { value: 5, min_value: null, max_value: null }, { template: 'gauge', ...common, value: 5, min_value: 0, max_value: 100, unit: null, label: null, color: null }],
+    [
+      'gauge',
+      { value: 5, min_value: null, max_value: null },
+      { template: 'gauge', ...common, value: 5, min_value: 0, max_value: 100, unit: null, label: null, color: null },
+    ],
     ['battery', { devices: [device] }, { template: 'battery', ...common, devices: [{ name: 'Phone', level: 80, charging: false, icon: null }] }],
-    ['budget', { total: { spent: 1 }, currency: 'EUR', display: null }, { template: 'budget', ...common, total: { spent: 1, budget: null }, categories: null, currency: 'EUR', display: 'remaining', subtitle: null }],
+    [
+      'budget',
+      { total: { spent: 1 }, currency: 'EUR', display: null },
+      { template: 'budget', ...common, total: { spent: 1, budget: null }, categories: null, currency: 'EUR', display: 'remaining', subtitle: null },
+    ],
     ['trend', { value: 1, points: [1, 2] }, { template: 'trend', ...common, value: 1, points: [1, 2], unit: null, state: null, color: null }],
     ['countdown', { target: T0 }, { template: 'countdown', ...common, target: T0, subtitle: null, expired_text: null }],
-    ['list', { rows: [row] }, { template: 'list', ...common, rows: [{ label: 'CPU', value: { value: '12 %', text_color: null, formatter: null }, icon: null }] }],
+    [
+      'list',
+      { rows: [row] },
+      { template: 'list', ...common, rows: [{ label: 'CPU', value: { value: '12 %', text_color: null, formatter: null }, icon: null }] },
+    ],
     ['prices', { entries: [entry] }, { template: 'prices', ...common, entries: [{ start: T0, price: -0.05, level: null }], unit: null }],
     ['energy', { home: { power: 1 } }, { template: 'energy', ...common, sources: null, grid: null, battery: null, home: { power: 1, today: null } }],
-    ['switchboard', { actions: [button] }, {
-      template: 'switchboard', ...common,
-      actions: [{ id: 'door', label: 'Open door', icon: null, kind: 'button', color: null, active: false, state_words: null }],
-      title: null, subtitle: null, gradient: null, picture: null,
-    }],
+    [
+      'switchboard',
+      { actions: [button] },
+      {
+        template: 'switchboard',
+        ...common,
+        actions: [{ id: 'door', label: 'Open door', icon: null, kind: 'button', color: null, active: false, state_words: null }],
+        title: null,
+        subtitle: null,
+        gradient: null,
+        picture: null,
+      },
+    ],
   ] as const)('%s: defaults applied, every optional field present (null where unset), no icon_v2', (template, input, expected) => {
     expect(outputOf(widgetContentSchemas[template], input)).toEqual(expected);
   });
 
   it('fills state words with nulls', () => {
-    const output = outputOf(widgetContentSchemas.switchboard, { actions: [{ ...button, state_words: { sent: 'Opened' } }] }) as { actions: { state_words: unknown }[] };
+    const output = outputOf(widgetContentSchemas.switchboard, { actions: [{ ...button, state_words: { sent: 'Opened' } }] }) as {
+      actions: { state_words: unknown }[];
+    };
     expect(output.actions[0]!.state_words).toEqual({ on: null, off: null, turning_on: null, turning_off: null, no_response: null, sent: 'Opened' });
   });
 });

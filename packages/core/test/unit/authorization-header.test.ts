@@ -37,7 +37,10 @@ describe('the Authorization header', () => {
     });
     expect(await tilecast.handle(patch([`Token ${token}`]))).toMatchObject({ status: 200 });
     expect(await tilecast.handle(patch(`Token ${token}`))).toMatchObject({ status: 200 });
-    expect(await tilecast.handle(patch([`Token ${token}`, `Token ${token}`]))).toMatchObject({ status: 401, body: { detail: 'Could not validate credentials' } });
+    expect(await tilecast.handle(patch([`Token ${token}`, `Token ${token}`]))).toMatchObject({
+      status: 401,
+      body: { detail: 'Could not validate credentials' },
+    });
     expect(await tilecast.handle(patch([`Token ${token}`, 'Token bad']))).toMatchObject({ status: 401 });
     await tilecast.close();
   });

@@ -32,14 +32,28 @@ async function refusal(request: CoreRequest): Promise<ServiceError> {
 const jsonInvalid = { kind: 'validation', errors: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
 
 describe('media types', () => {
-  it.each([undefined, 'application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', ' application/json', 'application/merge-patch+json', 'application/vnd.api+json; x=1'])(
-    'accepts %j',
-    (type) => expect(isJsonMediaType(type)).toBe(true),
-  );
-  it.each(['text/plain', 'application/json;charset=latin1', 'application/json\tx', 'application/json garbage', 'application/jsonx', 'application/', '/json', 'application/json/x', 'multipart/form-data', ''])(
-    'refuses %j',
-    (type) => expect(isJsonMediaType(type)).toBe(false),
-  );
+  it.each([
+    undefined,
+    'application/json',
+    'APPLICATION/JSON',
+    'application/json; charset=utf-8',
+    'application/json;charset="UTF-8"',
+    ' application/json',
+    'application/merge-patch+json',
+    'application/vnd.api+json; x=1',
+  ])('accepts %j', (type) => expect(isJsonMediaType(type)).toBe(true));
+  it.each([
+    'text/plain',
+    'application/json;charset=latin1',
+    'application/json\tx',
+    'application/json garbage',
+    'application/jsonx',
+    'application/',
+    '/json',
+    'application/json/x',
+    'multipart/form-data',
+    '',
+  ])('refuses %j', (type) => expect(isJsonMediaType(type)).toBe(false));
   it('415 for a compressed body', async () => {
     expect(await refusal(req(bytes('{}'), { 'content-type': 'application/json', 'content-encoding': 'gzip' }))).toEqual({ kind: 'unsupported_media_type' });
   });

@@ -18,9 +18,18 @@ describe('event bus', () => {
   it('wakes the listeners of the event’s account only, in subscription order', () => {
     const bus = createEventBus(noWakeUps);
     const seen: string[] = [];
-    bus.subscribe('acme', listener((e) => seen.push(`a1:${e?.position}`)));
-    bus.subscribe('acme', listener((e) => seen.push(`a2:${e?.position}`)));
-    bus.subscribe('other', listener((e) => seen.push(`o:${e?.position}`)));
+    bus.subscribe(
+      'acme',
+      listener((e) => seen.push(`a1:${e?.position}`)),
+    );
+    bus.subscribe(
+      'acme',
+      listener((e) => seen.push(`a2:${e?.position}`)),
+    );
+    bus.subscribe(
+      'other',
+      listener((e) => seen.push(`o:${e?.position}`)),
+    );
     bus.notify('acme', event(1));
     bus.notify('nobody', event(2));
     expect(seen).toEqual(['a1:1', 'a2:1']);
@@ -29,8 +38,14 @@ describe('event bus', () => {
   it('hands every listener of the account one and the same frame of the event', () => {
     const bus = createEventBus(noWakeUps);
     const seen: unknown[] = [];
-    bus.subscribe('acme', listener((e) => seen.push(e)));
-    bus.subscribe('acme', listener((e) => seen.push(e)));
+    bus.subscribe(
+      'acme',
+      listener((e) => seen.push(e)),
+    );
+    bus.subscribe(
+      'acme',
+      listener((e) => seen.push(e)),
+    );
     bus.notify('acme', event(7));
     expect(seen).toHaveLength(2);
     expect(seen[0]).toBe(seen[1]);
@@ -41,10 +56,16 @@ describe('event bus', () => {
     const bus = createEventBus(noWakeUps);
     let serialised = 0;
     const counted = { toJSON: () => (serialised++, { id: 'e1' }) };
-    bus.subscribe('other', listener(() => {}));
+    bus.subscribe(
+      'other',
+      listener(() => {}),
+    );
     bus.notify('acme', event(1, counted));
     expect(serialised).toBe(0);
-    bus.subscribe('acme', listener(() => {}));
+    bus.subscribe(
+      'acme',
+      listener(() => {}),
+    );
     bus.notify('acme', event(2, counted));
     expect(serialised).toBe(1);
   });
@@ -60,7 +81,10 @@ describe('event bus', () => {
     });
     bus.subscribe('acme', first);
     bus.subscribe('acme', second);
-    bus.subscribe('acme', listener(() => seen.push('third')));
+    bus.subscribe(
+      'acme',
+      listener(() => seen.push('third')),
+    );
     bus.notify('acme', event(1));
     bus.notify('acme', event(2));
     expect(seen).toEqual(['first', 'second', 'third', 'third']);
@@ -93,7 +117,10 @@ describe('event bus', () => {
     } as unknown as Storage;
     const bus = createEventBus(storage);
     const seen: unknown[] = [];
-    bus.subscribe('acme', listener((e) => seen.push(e)));
+    bus.subscribe(
+      'acme',
+      listener((e) => seen.push(e)),
+    );
     fromStore!('acme');
     expect(seen).toEqual([undefined]);
     bus.close();

@@ -50,7 +50,13 @@ describe('event stream slots through the request’s onClose (the Node adapters�
     const second = results[1]!;
     if (second.kind !== 'sse') throw new Error('not a stream');
     const sinkClosers: (() => void)[] = [];
-    const sink = { bufferedBytes: 0, signal: new AbortController().signal, write: async () => {}, end: () => {}, onClose: (fn: () => void) => void sinkClosers.push(fn) };
+    const sink = {
+      bufferedBytes: 0,
+      signal: new AbortController().signal,
+      write: async () => {},
+      end: () => {},
+      onClose: (fn: () => void) => void sinkClosers.push(fn),
+    };
     const running = second.run(sink);
     for (const fn of closers[1]!) fn(); // the request's listener no longer releases anything…
     await Promise.resolve();
@@ -78,7 +84,14 @@ describe('event stream slots on every kind of ending', () => {
       const result = await tilecast.handle(request(token));
       if (result.kind !== 'sse') throw new Error(`not a stream: ${JSON.stringify(result)}`);
       const controller = new AbortController();
-      const sink = { get bufferedBytes() { return bufferedBytes(); }, signal: controller.signal, write: async () => {}, end: () => controller.abort() };
+      const sink = {
+        get bufferedBytes() {
+          return bufferedBytes();
+        },
+        signal: controller.signal,
+        write: async () => {},
+        end: () => controller.abort(),
+      };
       return { running: result.run(sink) };
     };
     return { storage, tilecast, appendElsewhere, open };

@@ -12,9 +12,12 @@ describe('Last-Event-ID', () => {
     expect(startPosition('u:5', 42)).toBe(5);
     expect(startPosition('u:42', 42)).toBe(42);
   });
-  it.each(['abc', 'u:', 'u:-1', 'u:1e3', 'u:05', '5', `u:${'9'.repeat(10_000)}`, 'u:1\r\n', 'u:1\0', 'u:43', ' u:5'])('unrecognised %j: replay everything', (value) => {
-    expect(startPosition(value, 42)).toBe(0);
-  });
+  it.each(['abc', 'u:', 'u:-1', 'u:1e3', 'u:05', '5', `u:${'9'.repeat(10_000)}`, 'u:1\r\n', 'u:1\0', 'u:43', ' u:5'])(
+    'unrecognised %j: replay everything',
+    (value) => {
+      expect(startPosition(value, 42)).toBe(0);
+    },
+  );
   it('repeated headers are unrecognised', () => {
     expect(startPosition(['u:1', 'u:2'], 42)).toBe(0);
   });

@@ -7,7 +7,10 @@ import { strict, strictShape } from '../../src/schemas/primitives.js';
 const entrySets = [
   ['required keys', () => ({ a: v.string(), b: v.number() })],
   ['optional, nullish and exact optional', () => ({ a: v.optional(v.string()), b: v.nullish(v.number()), c: v.exactOptional(v.string()) })],
-  ['defaults, as values and functions', () => ({ a: v.optional(v.string(), 'x'), b: v.optional(v.number(), () => 5), c: v.nullish(v.string(), 'n'), d: v.exactOptional(v.number(), 7) })],
+  [
+    'defaults, as values and functions',
+    () => ({ a: v.optional(v.string(), 'x'), b: v.optional(v.number(), () => 5), c: v.nullish(v.string(), 'n'), d: v.exactOptional(v.number(), 7) }),
+  ],
   ['a fallback', () => ({ a: v.fallback(v.string(), 'fb'), b: v.number() })],
   ['nested objects and arrays', () => ({ o: strict({ x: v.number() }), list: v.array(strict({ id: v.string() })) })],
   ['piped entries', () => ({ n: v.pipe(v.number(), v.minValue(1)), s: v.pipe(v.string(), v.maxLength(2)) })],
@@ -16,13 +19,32 @@ const entrySets = [
 
 /** Plain objects of declared keys only (for some entry set), and values that are no object. */
 const sameAsValibot: unknown[] = [
-  {}, { a: 's' }, { a: 1 }, { a: 's', b: 2 }, { a: undefined }, { b: null }, { c: 'c', d: 1 }, { n: 0, s: 'abc' }, { n: 2, s: 'ab' },
-  { 1: 1, 2: 2, b: 'b' }, { 2: 'x' }, { o: { x: 1 }, list: [] }, { o: { x: 'no' }, list: [{ id: 'a' }, { id: 1 }] },
-  Object.assign(Object.create(null) as object, { a: 's', b: 1 }), null, undefined, 5, 'text', true,
+  {},
+  { a: 's' },
+  { a: 1 },
+  { a: 's', b: 2 },
+  { a: undefined },
+  { b: null },
+  { c: 'c', d: 1 },
+  { n: 0, s: 'abc' },
+  { n: 2, s: 'ab' },
+  { 1: 1, 2: 2, b: 'b' },
+  { 2: 'x' },
+  { o: { x: 1 }, list: [] },
+  { o: { x: 'no' }, list: [{ id: 'a' }, { id: 1 }] },
+  Object.assign(Object.create(null) as object, { a: 's', b: 1 }),
+  null,
+  undefined,
+  5,
+  'text',
+  true,
 ];
 /** Objects with unknown keys (some nested), arrays and class instances: where `strict` improves on valibot. */
 const withUnknownKeys: unknown[] = [
-  { a: 's', b: 2, extra: 1 }, { extra: 1, more: 2, a: 's' }, { z: 1, 10: 0, 3: 0, a: 1 }, JSON.parse('{"__proto__": {"polluted": 1}, "constructor": 1, "prototype": 2, "a": "s", "b": 1}'),
+  { a: 's', b: 2, extra: 1 },
+  { extra: 1, more: 2, a: 's' },
+  { z: 1, 10: 0, 3: 0, a: 1 },
+  JSON.parse('{"__proto__": {"polluted": 1}, "constructor": 1, "prototype": 2, "a": "s", "b": 1}'),
   { o: { x: 'no', y: 1 }, list: [{ id: 'a' }, { id: 1, z: 0 }], extra: 1 },
 ];
 const configs = [{}, { abortEarly: true }, { abortPipeEarly: true }, { abortEarly: false, abortPipeEarly: true }];

@@ -57,12 +57,19 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '100.128.0.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])(
-    '%s is public',
-    (address) => {
-      expect(classifyAddress(address)).toBe('public');
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.128.0.1',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '2001:4860:4860::8888',
+  ])('%s is public', (address) => {
+    expect(classifyAddress(address)).toBe('public');
+  });
 });
 
 describe('checkWebhookUrl', () => {
@@ -121,9 +128,12 @@ describe('checkWebhookUrl', () => {
     expect(checkWebhookUrl(url, strict)).toEqual({ ok: false, reason });
   });
 
-  it.each(['https://h.example/', 'https://h.example:443/', 'https://h.example:0443/x?y=1', 'https://93.184.216.34/', 'https://[2606:4700:4700::1111]/'])('%s is accepted', (url) => {
-    expect(checkWebhookUrl(url, strict).ok).toBe(true);
-  });
+  it.each(['https://h.example/', 'https://h.example:443/', 'https://h.example:0443/x?y=1', 'https://93.184.216.34/', 'https://[2606:4700:4700::1111]/'])(
+    '%s is accepted',
+    (url) => {
+      expect(checkWebhookUrl(url, strict).ok).toBe(true);
+    },
+  );
 
   it('allowPrivateNetworks relaxes the host rule only', () => {
     const relaxed = { allowPrivateNetworks: true };
@@ -153,8 +163,18 @@ describe('guardedLookup', () => {
 
   it.each([
     [[{ address: '127.0.0.1', family: 4 }]],
-    [[{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }]],
-    [[{ address: '93.184.216.34', family: 4 }, { address: 'fd00::1', family: 6 }]],
+    [
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ],
+    ],
+    [
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: 'fd00::1', family: 6 },
+      ],
+    ],
     [[{ address: '::ffff:169.254.169.254', family: 6 }]],
   ] as [ResolvedAddress[]][])('refuses %j (all: true and with a family)', async (answers) => {
     for (const options of [{ all: true }, { family: 4 }, { family: 6 }, {}]) {
@@ -170,10 +190,14 @@ describe('guardedLookup', () => {
       asked++;
       return [{ address: '127.0.0.1', family: 4 as const }];
     };
-    const result = await new Promise<NodeJS.ErrnoException | null>((done) => guardedLookup(resolve, strict)('localhost', { all: true }, (error) => done(error)));
+    const result = await new Promise<NodeJS.ErrnoException | null>((done) =>
+      guardedLookup(resolve, strict)('localhost', { all: true }, (error) => done(error)),
+    );
     expect(result?.code).toBe('ERR_TILECAST_ADDRESS_BLOCKED');
     expect(asked).toBe(0);
-    const allowed = await new Promise<unknown>((done) => guardedLookup(resolve, { allowPrivateNetworks: true })('localhost', { all: true }, (_e, address) => done(address)));
+    const allowed = await new Promise<unknown>((done) =>
+      guardedLookup(resolve, { allowPrivateNetworks: true })('localhost', { all: true }, (_e, address) => done(address)),
+    );
     expect(allowed).toEqual([{ address: '127.0.0.1', family: 4 }]);
   });
 

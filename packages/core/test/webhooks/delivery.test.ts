@@ -101,11 +101,15 @@ describe('webhook delivery to a local HTTPS receiver', () => {
     expect(request!.headers).toMatchObject({ 'content-type': 'application/json', 'idempotency-key': e.id, 'x-api-key': HEADER_VALUE });
     expect(request!.headers['x-svc-timestamp']).toBe(String(Math.floor(clock.now() / 1000)));
     expect(request!.headers['x-svc-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
-    await expect(verifyWebhook({ secret: SECRET, headers: request!.headers, method: request!.method, url: request!.url, body: request!.body, now: clock.now() })).resolves.toEqual({
+    await expect(
+      verifyWebhook({ secret: SECRET, headers: request!.headers, method: request!.method, url: request!.url, body: request!.body, now: clock.now() }),
+    ).resolves.toEqual({
       eventId: e.id,
       timestamp: Math.floor(clock.now() / 1000),
     });
-    await expect(verifyWebhook({ secret: 'other', headers: request!.headers, method: request!.method, url: request!.url, body: request!.body, now: clock.now() })).rejects.toThrow();
+    await expect(
+      verifyWebhook({ secret: 'other', headers: request!.headers, method: request!.method, url: request!.url, body: request!.body, now: clock.now() }),
+    ).rejects.toThrow();
     expect(await outcomes()).toEqual({ lastSuccessAt: new Date(clock.now()).toISOString(), lastFailureAt: null });
   });
 
@@ -121,7 +125,17 @@ describe('webhook delivery to a local HTTPS receiver', () => {
       '*': {
         url: 'https://localhost/{{slug}}/{{action}}?kind={{kind}}&value={{value}}&event={{event_id}}&subject={{subject}}',
         method: 'PATCH',
-        body: { action: '{{action}}', kind: '{{kind}}', value: '{{value}}', slug: '{{slug}}', subject: '{{subject}}', id: '{{event_id}}', request: '{{request_id}}', event: '{{event_json}}', keep: [1, true, null] },
+        body: {
+          action: '{{action}}',
+          kind: '{{kind}}',
+          value: '{{value}}',
+          slug: '{{slug}}',
+          subject: '{{subject}}',
+          id: '{{event_id}}',
+          request: '{{request_id}}',
+          event: '{{event_json}}',
+          keep: [1, true, null],
+        },
         secret: SECRET,
       },
     });
@@ -142,7 +156,9 @@ describe('webhook delivery to a local HTTPS receiver', () => {
       event: JSON.stringify(e.envelope),
       keep: [1, true, null],
     });
-    await expect(verifyWebhook({ secret: SECRET, headers: request!.headers, method: 'PATCH', url: request!.url, body: request!.body, now: clock.now() })).resolves.toBeTruthy();
+    await expect(
+      verifyWebhook({ secret: SECRET, headers: request!.headers, method: 'PATCH', url: request!.url, body: request!.body, now: clock.now() }),
+    ).resolves.toBeTruthy();
   });
 
   it('a button fills {{value}} with the empty string', async () => {
@@ -153,7 +169,9 @@ describe('webhook delivery to a local HTTPS receiver', () => {
   });
 
   it('GET sends no body and no Content-Type, and is signed over zero bytes', async () => {
-    await setMap({ '*': { url: 'https://localhost/get?a={{action}}', method: 'GET', body: { ignored: true }, headers: { 'Content-Type': 'text/plain' }, secret: SECRET } });
+    await setMap({
+      '*': { url: 'https://localhost/get?a={{action}}', method: 'GET', body: { ignored: true }, headers: { 'Content-Type': 'text/plain' }, secret: SECRET },
+    });
     await deliver(dispatcher(), event());
     const [request] = receiver.requests;
     expect(request!.method).toBe('GET');
@@ -216,7 +234,9 @@ describe('retries', () => {
     expect(Number(second!.headers['x-svc-timestamp'])).toBe(Number(first!.headers['x-svc-timestamp']) + 1);
     expect(second!.headers['x-svc-signature']).not.toBe(first!.headers['x-svc-signature']);
     for (const request of [first!, second!]) {
-      await expect(verifyWebhook({ secret: SECRET, headers: request.headers, method: 'POST', url: request.url, body: request.body, now: clock.now() })).resolves.toBeTruthy();
+      await expect(
+        verifyWebhook({ secret: SECRET, headers: request.headers, method: 'POST', url: request.url, body: request.body, now: clock.now() }),
+      ).resolves.toBeTruthy();
     }
     expect(await outcomes()).toEqual({ lastSuccessAt: new Date(clock.now()).toISOString(), lastFailureAt: null });
   });
@@ -356,7 +376,10 @@ describe('the address guard at delivery', () => {
 
   it('a name resolving to loopback is refused: no connection, no retry, a failure', async () => {
     await setMap({ '*': { url: 'https://internal.test/hook' } });
-    await deliver(dispatcher({ allowPrivateNetworks: false, resolve: resolverOf([{ address: '127.0.0.1', family: 4 }]), unsafeTestOnlyDial: { port: receiver.port } }), event());
+    await deliver(
+      dispatcher({ allowPrivateNetworks: false, resolve: resolverOf([{ address: '127.0.0.1', family: 4 }]), unsafeTestOnlyDial: { port: receiver.port } }),
+      event(),
+    );
     expect(receiver.connections()).toBe(0);
     expect((await outcomes())!.lastFailureAt).not.toBeNull();
     expect(lines.join('\n')).toContain('blocked');

@@ -66,7 +66,11 @@ describe('signing: known-answer vector', () => {
 
 describe('verifyWebhook refuses one broken thing at a time', () => {
   const headers = (patch: Record<string, string | undefined>) => {
-    const base: Record<string, string | undefined> = { 'x-svc-timestamp': String(KAT.timestamp), 'x-svc-signature': KAT.signature, 'idempotency-key': KAT.eventId };
+    const base: Record<string, string | undefined> = {
+      'x-svc-timestamp': String(KAT.timestamp),
+      'x-svc-signature': KAT.signature,
+      'idempotency-key': KAT.eventId,
+    };
     return { ...base, ...patch };
   };
 
@@ -97,7 +101,16 @@ describe('verifyWebhook refuses one broken thing at a time', () => {
     for (const bad of ['1763812800.5', '-1', 'abc', '', ' 1763812800']) {
       expect(await reason(valid({ headers: headers({ 'x-svc-timestamp': bad }) })), bad).toBe('malformed_timestamp');
     }
-    for (const bad of ['', 'v1=', 'v1=abc', KAT.signature.slice(0, -2), KAT.signature + '00', 'v2=' + KAT.signature.slice(3), KAT.signature.replace('v1=', 'v1:'), 'v1=' + 'zz'.repeat(32)]) {
+    for (const bad of [
+      '',
+      'v1=',
+      'v1=abc',
+      KAT.signature.slice(0, -2),
+      KAT.signature + '00',
+      'v2=' + KAT.signature.slice(3),
+      KAT.signature.replace('v1=', 'v1:'),
+      'v1=' + 'zz'.repeat(32),
+    ]) {
       expect(await reason(valid({ headers: headers({ 'x-svc-signature': bad }) })), bad).toBe('malformed_signature');
     }
   });

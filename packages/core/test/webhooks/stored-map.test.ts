@@ -25,7 +25,10 @@ describe('entryFor: the stored entry an event goes to', () => {
   });
 
   it('fills in what the stored entry leaves out, as the PUT did', () => {
-    expect(entryFor({ go: { url: 'https://example.com/go', secret: null } }, 'go')).toEqual({ key: 'go', entry: { url: 'https://example.com/go', method: 'POST', headers: {}, body: null, secret: null } });
+    expect(entryFor({ go: { url: 'https://example.com/go', secret: null } }, 'go')).toEqual({
+      key: 'go',
+      entry: { url: 'https://example.com/go', method: 'POST', headers: {}, body: null, secret: null },
+    });
   });
 
   it('only own keys: an action named after an Object.prototype member finds nothing inherited', () => {

@@ -19,11 +19,7 @@ export const gaugeWidgetSchema = v.pipe(
     color: orNull(Color),
   }),
   v.forward(
-    v.partialCheck(
-      [['min_value'], ['max_value']],
-      (content) => content.max_value > content.min_value,
-      valueError('max_value must be greater than min_value'),
-    ),
+    v.partialCheck([['min_value'], ['max_value']], (content) => content.max_value > content.min_value, valueError('max_value must be greater than min_value')),
     ['max_value'],
   ),
 );

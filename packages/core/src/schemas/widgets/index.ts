@@ -59,13 +59,29 @@ export const widgetDataSchema = strict({
 
 /** Validated, normalised widget content (what is stored and echoed; no `icon_v2`). */
 export type WidgetContent =
-  | StatusWidgetOutput | ProgressWidgetOutput | GaugeWidgetOutput | BatteryWidgetOutput
-  | BudgetWidgetOutput | TrendWidgetOutput | CountdownWidgetOutput | ListWidgetOutput
-  | PricesWidgetOutput | EnergyWidgetOutput | SwitchboardWidgetOutput;
+  | StatusWidgetOutput
+  | ProgressWidgetOutput
+  | GaugeWidgetOutput
+  | BatteryWidgetOutput
+  | BudgetWidgetOutput
+  | TrendWidgetOutput
+  | CountdownWidgetOutput
+  | ListWidgetOutput
+  | PricesWidgetOutput
+  | EnergyWidgetOutput
+  | SwitchboardWidgetOutput;
 
 export type WidgetContentInput =
-  | StatusWidgetInput | ProgressWidgetInput | GaugeWidgetInput | BatteryWidgetInput
-  | BudgetWidgetInput | TrendWidgetInput | CountdownWidgetInput | ListWidgetInput
-  | PricesWidgetInput | EnergyWidgetInput | SwitchboardWidgetInput;
+  | StatusWidgetInput
+  | ProgressWidgetInput
+  | GaugeWidgetInput
+  | BatteryWidgetInput
+  | BudgetWidgetInput
+  | TrendWidgetInput
+  | CountdownWidgetInput
+  | ListWidgetInput
+  | PricesWidgetInput
+  | EnergyWidgetInput
+  | SwitchboardWidgetInput;
 
 export type WidgetDataInput = v.InferInput<typeof widgetDataSchema>;

@@ -49,11 +49,7 @@ export const SwitchboardToggle = strict({
 });
 
 /** Chosen by `kind`; a missing (or null) `kind` is a button, as in the shown payloads. */
-export const SwitchboardAction = tagged(
-  'kind',
-  { button: SwitchboardButton, toggle: SwitchboardToggle },
-  { byDefault: () => 'button', nullIsAbsent: true },
-);
+export const SwitchboardAction = tagged('kind', { button: SwitchboardButton, toggle: SwitchboardToggle }, { byDefault: () => 'button', nullIsAbsent: true });
 
 export const SwitchboardGradient = strict({ from: Color, to: Color });
 
