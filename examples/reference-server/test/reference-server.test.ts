@@ -108,6 +108,7 @@ describe('reference server', () => {
       databaseDeadlines: { connectTimeoutMs: 5_000, acquireTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
       sse: { pingMs: 20_000, lifetimeMs: 900_000 },
       webhookAllowPrivate: false,
+      apns: null,
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
