@@ -23,6 +23,22 @@ export interface ServerConfig {
    * flight, device pushes and webhook deliveries get to finish before they are cut.
    */
   shutdownGraceMs: number;
+  /** APNs delivery (real-devices §3): on when the four `TILECAST_APNS_*` key settings are set, else null. */
+  apns: ApnsConfig | null;
+}
+
+export interface ApnsConfig {
+  /** `TILECAST_APNS_KEY_FILE`: path of the `.p8` signing key. */
+  keyFile: string;
+  keyId: string;
+  teamId: string;
+  bundleId: string;
+  /** `TILECAST_APNS_ORIGIN`: replaces Apple's hosts (tests and the demo only), or null. */
+  origin: string | null;
+  /** `TILECAST_APNS_CA_FILE`: PEM of the CAs to trust for `origin` instead of Node's, or null. */
+  caFile: string | null;
+  /** `TILECAST_APNS_ATTRIBUTES_TYPE`: the start pushes' `attributes-type`. */
+  attributesType: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -44,6 +60,40 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
     shutdownGraceMs: readPositiveInteger('TILECAST_SHUTDOWN_GRACE_MS', env.TILECAST_SHUTDOWN_GRACE_MS, 10_000),
+    apns: readApns(env),
+  };
+}
+
+const APNS_REQUIRED = ['TILECAST_APNS_KEY_FILE', 'TILECAST_APNS_KEY_ID', 'TILECAST_APNS_TEAM_ID', 'TILECAST_APNS_BUNDLE_ID'] as const;
+const APNS_OPTIONAL = ['TILECAST_APNS_ORIGIN', 'TILECAST_APNS_CA_FILE', 'TILECAST_APNS_ATTRIBUTES_TYPE'] as const;
+
+/** All four key settings turn APNs on; some of them, or only optional ones, is a mistake worth stopping for. */
+function readApns(env: NodeJS.ProcessEnv): ApnsConfig | null {
+  const set = (name: string) => (env[name] ?? '') !== '';
+  const missing = APNS_REQUIRED.filter((name) => !set(name));
+  if (missing.length === APNS_REQUIRED.length) {
+    const stray = APNS_OPTIONAL.filter(set);
+    if (stray.length === 0) return null;
+    throw new Error(`${stray.join(', ')} set but APNs is off: set ${APNS_REQUIRED.join(', ')} to turn it on`);
+  }
+  if (missing.length > 0) {
+    throw new Error(`APNs settings incomplete: ${missing.join(', ')} missing (set all of ${APNS_REQUIRED.join(', ')}, or none)`);
+  }
+  const origin = env.TILECAST_APNS_ORIGIN || null;
+  if (origin !== null && !/^https:\/\/[^/?#]+\/?$/.test(origin)) {
+    throw new Error(`TILECAST_APNS_ORIGIN must be an https origin such as https://127.0.0.1:8443, got "${origin}"`);
+  }
+  const caFile = env.TILECAST_APNS_CA_FILE || null;
+  // The file replaces Node's CAs: with Apple's hosts every push would fail.
+  if (caFile !== null && origin === null) throw new Error('TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple\'s hosts are checked against)');
+  return {
+    keyFile: env.TILECAST_APNS_KEY_FILE!,
+    keyId: env.TILECAST_APNS_KEY_ID!,
+    teamId: env.TILECAST_APNS_TEAM_ID!,
+    bundleId: env.TILECAST_APNS_BUNDLE_ID!,
+    origin: origin?.replace(/\/$/, '') ?? null,
+    caFile,
+    attributesType: env.TILECAST_APNS_ATTRIBUTES_TYPE || 'TilecastActivityAttributes',
   };
 }
 

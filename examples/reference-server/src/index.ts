@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { createRequestListener, listen, mount, splitUrl } from '@tilecast/adapter-node-http';
 import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
 import { createSimulatorPage } from '@tilecast/simulator/page';
+import { describeApns, prepareApns } from './apns.js';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
 import { openStorage } from './storage.js';
@@ -31,10 +32,13 @@ const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Builds and starts the reference deployment. Used by `npm start` and by the end-to-end tests. */
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
+  const apnsFactory = config.apns === null ? null : await prepareApns(config.apns, logger);
   const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger, config.databaseDeadlines);
   const { storage } = opened;
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
-  const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate } });
+  // APNs, when configured, is a transport beside the device stream: pushes go to both.
+  const apns = apnsFactory?.(storage);
+  const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate }, transport: apns });
   await opened.ready();
   const seeded = await seed(tilecast, config.seedPath, config.demoRotate);
   // The device API lives under /device; its stream is this deployment's device transport.
@@ -51,10 +55,11 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   return {
     url: server.url,
     tilecast,
-    banner: `Storage: ${opened.description}\n${seeded.banner(server.url)}\nDevice simulator: ${server.url}/`,
+    banner: `Storage: ${opened.description}\n${describeApns(config.apns)}\n${seeded.banner(server.url)}\nDevice simulator: ${server.url}/`,
     async close() {
       await server.close();
       await tilecast.close();
+      await apns?.close();
       await opened.close();
     },
     async shutdown() {

@@ -109,6 +109,7 @@ describe('reference server', () => {
       sse: { pingMs: 20_000, lifetimeMs: 900_000 },
       webhookAllowPrivate: false,
       shutdownGraceMs: 10_000,
+      apns: null,
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);

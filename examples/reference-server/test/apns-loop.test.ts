@@ -1,0 +1,113 @@
+/**
+ * The README's APNs walk-through, run by a test: the demo's double, key and CA, the
+ * reference server started with the `TILECAST_APNS_*` lines the demo prints, the phone's
+ * tokens registered over HTTP, and a PATCH that reaches the double as a signed push
+ * while the device stream still gets it too (real-devices §3).
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '@tilecast/core';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
+import { DEMO_APNS_IDS, DEMO_PUSH_TOKENS, apnsDemoInstructions, startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
+import { readConfig } from '../src/config.js';
+import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+
+const DATABASE_URL = process.env.DATABASE_URL || undefined;
+const schemas: string[] = [];
+/** The store settings: in memory, and PostgreSQL (a schema of its own) when a server is there. */
+const stores: Array<[string, () => Record<string, string>]> = [
+  ['memory', () => ({ DATABASE_URL: '' })],
+  ...(DATABASE_URL ? [['PostgreSQL', () => {
+    const schema = `apns_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    schemas.push(schema);
+    return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
+  }] as [string, () => Record<string, string>]] : []),
+];
+
+afterAll(async () => {
+  if (schemas.length === 0) return;
+  const admin = new pg.Pool({ connectionString: DATABASE_URL });
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+});
+
+function recordingLogger() {
+  const warnings: Array<{ message: string; fields: unknown }> = [];
+  const logger: Logger = { info() {}, error() {}, warn: (message: string, fields?: unknown) => void warnings.push({ message, fields }) };
+  return { logger, warnings };
+}
+
+describe('reference server with APNs against the test double', () => {
+  let demo: ApnsDemo | undefined;
+  let server: ReferenceServer | undefined;
+  const streams: SseConnection[] = [];
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await server?.close();
+    await demo?.close();
+    server = demo = undefined;
+  });
+
+  const send = (method: string, url: string, authorization: string, body: unknown) =>
+    fetch(url, { method, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it.each(stores)('%s store: a PATCH reaches the double as a signed liveactivity push, and the device stream as before', async (_name, storeEnv) => {
+    demo = await startApnsDemo();
+    // The demo prints the settings as shell lines; the server is started with exactly those.
+    const printed = apnsDemoInstructions(demo.env);
+    const env = Object.fromEntries([...printed.matchAll(/(TILECAST_APNS_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    expect(env).toEqual(demo.env);
+    const { logger, warnings } = recordingLogger();
+    server = await startReferenceServer(readConfig({ PORT: '0', HOST: '127.0.0.1', ...storeEnv(), ...env }), logger);
+    expect(warnings).toContainEqual({ message: expect.stringContaining('APNs origin replaced'), fields: { origin: demo.double.origin } });
+    expect(server.banner).toContain(`APNs delivery: on, bundle ${DEMO_APNS_IDS.bundleId}, to ${demo.double.origin}`);
+    const { token, deviceToken } = /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(server.banner)!.groups!;
+
+    const stream = await openSse(`${server.url}/device/stream`, { authorization: `Device ${deviceToken}` });
+    streams.push(stream);
+    const registered = await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'sandbox', push_to_start: DEMO_PUSH_TOKENS.pushToStart, widgets: DEMO_PUSH_TOKENS.widgets });
+    expect(registered.status).toBe(204);
+
+    const content = { template: 'progress', progress: { value: 0.4 } };
+    const patched = await send('PATCH', `${server.url}/activity/build`, `Token ${token}`, { state: 'ONGOING', content });
+    expect(patched.status).toBe(200);
+    await demo.double.waitForRequests(1);
+    const [push] = demo.double.received;
+    // The double answered 200 only after verifying the ES256 signature against the demo key's public half.
+    expect(push).toMatchObject({
+      status: 200,
+      method: 'POST',
+      path: `/3/device/${DEMO_PUSH_TOKENS.pushToStart}`,
+      headers: { 'apns-push-type': 'liveactivity', 'apns-topic': `${DEMO_APNS_IDS.bundleId}.push-type.liveactivity` },
+      jwt: { header: { alg: 'ES256', kid: DEMO_APNS_IDS.keyId }, claims: { iss: DEMO_APNS_IDS.teamId } },
+      payload: { aps: { event: 'start', 'attributes-type': 'TilecastActivityAttributes', attributes: { owner: 'demo', slug: 'build', template: 'progress' }, 'content-state': { state: 'ONGOING' } } },
+    });
+    const activity = dataOf(await stream.next((frame) => frame.event === 'activity' && dataOf(frame).slug === 'build'));
+    expect(activity).toMatchObject({ owner: 'demo', slug: 'build', state: 'ONGOING' });
+  });
+
+  it('TILECAST_APNS_ATTRIBUTES_TYPE names the start pushes\' attributes-type', async () => {
+    demo = await startApnsDemo();
+    server = await startReferenceServer(readConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '', ...demo.env, TILECAST_APNS_ATTRIBUTES_TYPE: 'AppActivityAttributes' }), recordingLogger().logger);
+    const { token, deviceToken } = /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(server.banner)!.groups!;
+    await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'production', push_to_start: DEMO_PUSH_TOKENS.pushToStart });
+    await send('PATCH', `${server.url}/activity/build`, `Token ${token}`, { state: 'ONGOING', content: { template: 'progress', progress: { value: 0.1 } } });
+    await demo.double.waitForRequests(1);
+    expect(demo.double.received[0]).toMatchObject({ status: 200, payload: { aps: { 'attributes-type': 'AppActivityAttributes' } } });
+  });
+
+  it('a key file that is not an EC P-256 key stops the start with the setting\'s name', async () => {
+    demo = await startApnsDemo();
+    const keyFile = join(demo.dir, 'not-a-key.p8');
+    await writeFile(keyFile, 'not a key');
+    await expect(startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: keyFile }), recordingLogger().logger)).rejects.toThrow(
+      `TILECAST_APNS_KEY_FILE (${keyFile}) is not a PEM private key (the .p8 file from Apple)`,
+    );
+    await expect(startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: join(demo.dir, 'missing.p8') }), recordingLogger().logger)).rejects.toThrow(
+      /^cannot read TILECAST_APNS_KEY_FILE \(.*missing\.p8\): ENOENT/,
+    );
+  });
+});
