@@ -44,7 +44,10 @@ function examples(markdown: string): Example[] {
 /** The values at a JSON pointer, `*` matching every item of an array. */
 function select(value: unknown, pointer: string): unknown[] {
   let values = [value];
-  for (const token of pointer.replace(/^#\/?/, '').split('/').filter((part) => part !== '')) {
+  for (const token of pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((part) => part !== '')) {
     values = values.flatMap((current) => {
       if (token === '*') return Array.isArray(current) ? current : [];
       const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
@@ -64,25 +67,38 @@ describe('docs/ios.md examples', () => {
     expect(found.length).toBeGreaterThanOrEqual(10);
     for (const example of found) expect(example.checks.length, `the block at line ${example.line} has no schema marker`).toBeGreaterThan(0);
     const used = new Set(found.flatMap((example) => example.checks.map((check) => check.schema)));
-    expect([...used].sort()).toEqual(['apns/attributes', 'apns/content-state', 'device/activity', 'device/activity-push-token', 'device/push-registration', 'device/widget']);
+    expect([...used].sort()).toEqual([
+      'apns/attributes',
+      'apns/content-state',
+      'device/activity',
+      'device/activity-push-token',
+      'device/push-registration',
+      'device/widget',
+    ]);
   });
 
-  it.each(found.map((example) => [example.line, example] as const))('the block at line %i validates against its JSON Schemas and valibot schemas', (_line, example) => {
-    for (const { schema, pointer } of example.checks) {
-      expect(Object.keys(published), schema).toContain(schema);
-      const values = select(example.json, pointer);
-      expect(values.length, `${schema} ${pointer} selects nothing`).toBeGreaterThan(0);
-      const validateJson = ajv.compile(published[schema]!);
-      for (const value of values) {
-        expect(validateJson(value) ? [] : validateJson.errors, `${schema} ${pointer}`).toEqual([]);
-        const parsed = v.safeParse(jsonSchemaSources[schema]!, value);
-        expect(parsed.success ? [] : parsed.issues.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`), `${schema} ${pointer} (valibot)`).toEqual([]);
+  it.each(found.map((example) => [example.line, example] as const))(
+    'the block at line %i validates against its JSON Schemas and valibot schemas',
+    (_line, example) => {
+      for (const { schema, pointer } of example.checks) {
+        expect(Object.keys(published), schema).toContain(schema);
+        const values = select(example.json, pointer);
+        expect(values.length, `${schema} ${pointer} selects nothing`).toBeGreaterThan(0);
+        const validateJson = ajv.compile(published[schema]!);
+        for (const value of values) {
+          expect(validateJson(value) ? [] : validateJson.errors, `${schema} ${pointer}`).toEqual([]);
+          const parsed = v.safeParse(jsonSchemaSources[schema]!, value);
+          expect(parsed.success ? [] : parsed.issues.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`), `${schema} ${pointer} (valibot)`).toEqual([]);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('the checks can fail: a changed example is refused by both', () => {
-    const [first] = select(found.find((example) => example.checks[0]!.schema === 'apns/content-state')!.json, '#/aps/content-state') as Record<string, unknown>[];
+    const [first] = select(found.find((example) => example.checks[0]!.schema === 'apns/content-state')!.json, '#/aps/content-state') as Record<
+      string,
+      unknown
+    >[];
     const broken = { ...first, state: 'RUNNING' };
     expect(ajv.compile(published['apns/content-state']!)(broken)).toBe(false);
     expect(v.safeParse(jsonSchemaSources['apns/content-state']!, broken).success).toBe(false);

@@ -167,7 +167,11 @@ export function templateJsonSchemas(): Record<string, JsonSchema> {
       defs[used] = moveRefs(components.schemas[used]!, DEFS);
       pending.push(...refsIn(components.schemas[used]));
     }
-    const sortedDefs = Object.fromEntries(Object.keys(defs).sort().map((key) => [key, defs[key]!]));
+    const sortedDefs = Object.fromEntries(
+      Object.keys(defs)
+        .sort()
+        .map((key) => [key, defs[key]!]),
+    );
     result[path] = {
       $schema: DRAFT,
       title: name,

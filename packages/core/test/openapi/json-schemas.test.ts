@@ -57,7 +57,11 @@ describe('templateJsonSchemas()', () => {
       .filter((file) => file.endsWith('.schema.json'))
       .map((file) => file.split(path.sep).join('/'))
       .sort();
-    expect(files).toEqual(Object.keys(schemas).map((name) => `${name}.schema.json`).sort());
+    expect(files).toEqual(
+      Object.keys(schemas)
+        .map((name) => `${name}.schema.json`)
+        .sort(),
+    );
     for (const name of Object.keys(schemas)) {
       expect(readFileSync(path.join(dir, `${name}.schema.json`), 'utf8'), name).toBe(`${JSON.stringify(schemas[name], null, 2)}\n`);
     }
