@@ -145,10 +145,15 @@ export function refsIn(schema: unknown): string[] {
   return found;
 }
 
-function renameRefs(schema: JsonSchema, rename: (name: string) => string): JsonSchema {
+/** A copy of `schema` whose component `$ref`s point under `prefix` (e.g. `#/$defs/`): a standalone schema. */
+export function moveRefs(schema: JsonSchema, prefix: string): JsonSchema {
+  return renameRefs(schema, (name) => name, prefix);
+}
+
+function renameRefs(schema: JsonSchema, rename: (name: string) => string, prefix = COMPONENTS): JsonSchema {
   const copy = structuredClone(schema);
   walk(copy, (node) => {
-    if (typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENTS)) node.$ref = `${COMPONENTS}${rename(node.$ref.slice(COMPONENTS.length))}`;
+    if (typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENTS)) node.$ref = `${prefix}${rename(node.$ref.slice(COMPONENTS.length))}`;
   });
   return copy;
 }
