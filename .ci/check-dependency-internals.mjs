@@ -12,24 +12,12 @@
 //     ours is named so. `'~standard'` is allowed: it is the Standard Schema interface, public
 //     by specification.
 // Our own private fields (`this._x`, `#x`) are declared in our sources, so they never count.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-// ───────────────────────────── KNOWN, TEMPORARY EXCEPTIONS ─────────────────────────────
-// Issue 21 item 1 removes these uses of valibot's internals. Whoever does it deletes the
-// entries here (and this whole list once it is empty): an entry without findings fails the
-// check, so the list can only shrink.
-const KNOWN_EXCEPTIONS = [
-  'packages/core/src/schemas/object-runner.ts',
-  'packages/core/src/schemas/pipe.ts',
-  'packages/core/src/schemas/primitives.ts',
-  'packages/core/test/unit/object-runner.test.ts',
-];
-// ───────────────────────────────────────────────────────────────────────────────────────
 
 const PUBLIC_TILDE_NAMES = new Set(['~standard']);
 const SCANNED = /^(packages|examples)\//;
@@ -123,21 +111,12 @@ for (const config of TSCONFIGS) {
 }
 
 let failed = 0;
-for (const [file, entries] of [...findings].sort(([a], [b]) => a.localeCompare(b))) {
-  if (KNOWN_EXCEPTIONS.includes(file)) {
-    console.log(`known exception (issue 21 item 1), ${entries.length} use(s): ${file}`);
-    continue;
-  }
+for (const [, entries] of [...findings].sort(([a], [b]) => a.localeCompare(b))) {
   for (const entry of entries) console.error(entry);
   failed += entries.length;
-}
-for (const file of KNOWN_EXCEPTIONS) {
-  if (findings.has(file)) continue;
-  console.error(`${file}: listed in KNOWN_EXCEPTIONS of .ci/check-dependency-internals.mjs but ${existsSync(path.join(root, file)) ? 'no longer reaches into a dependency' : 'gone'}: delete the entry`);
-  failed += 1;
 }
 if (failed > 0) {
   console.error(`dependency internals: ${failed} problem(s)`);
   process.exit(1);
 }
-console.log('dependency internals: none outside the known exceptions');
+console.log('dependency internals: none');

@@ -26,9 +26,7 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<Uint8A
       }
       chunks.push(chunk);
     };
-    // Removed at the end too. Left attached, they kept the finished request alive: under
-    // the S2 press load about 2 KB per press (the request, its headers, its body) lived
-    // through young-generation collections and was promoted (a sampling heap profile).
+    // Removed at the end too: left attached, they keep the finished request and its body alive.
     const onEnd = () => {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));

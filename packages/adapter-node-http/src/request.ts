@@ -43,10 +43,7 @@ function headersOf(req: IncomingMessage): Record<string, HeaderValue> {
   return values === undefined ? headers : { ...headers, authorization: values };
 }
 
-/**
- * A class rather than an object literal: its lazy getters live on the prototype (an
- * accessor in a literal costs most of a microsecond per request in V8).
- */
+/** A class rather than an object literal: its lazy getters live once on the prototype, not in every request. */
 class NodeCoreRequest implements CoreRequest {
   #signal: AbortSignal | undefined;
   #query: URLSearchParams | undefined;

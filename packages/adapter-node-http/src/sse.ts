@@ -3,11 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { CoreResult, SseSink } from '@tilecast/core/adapter';
 import { abortIfWatched, closeController, whenClosed } from './close.js';
 
-/**
- * Not an async function, like `handleNodeRequest`: a stream lives for minutes, and a
- * suspended async frame (with its registers) per open stream costs memory that every
- * major GC marks again.
- */
+/** Not an async function, like `handleNodeRequest`: a stream lives for minutes, and so would a suspended frame. */
 export function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind: 'sse' }>): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -33,8 +29,7 @@ const written = Promise.resolve();
 
 /**
  * A class, not a literal with a getter: one per open stream, so its size counts. The core
- * watches it through `onClose`; its `signal` (an AbortController, most of a kilobyte with
- * its listener) is made only if something reads it.
+ * watches it through `onClose`; its `signal` (an AbortController) is made only if read.
  */
 class NodeSseSink implements SseSink {
   constructor(private readonly res: ServerResponse) {}

@@ -1,6 +1,6 @@
 /**
  * The Node body reader leaves nothing attached to a request it has read: left attached,
- * its listeners kept finished requests alive under load (BENCHMARKS.md, S2).
+ * its listeners keep a finished request and its body alive.
  */
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -65,7 +65,7 @@ export class PublisherCredentials {
    * the write's guard; a refusal of any kind is answered only after a fresh lookup (a
    * stale token gets its 401 or 402, never another answer). If the fresh lookup finds the
    * credential good after all, the write runs again once with it. `write` must not read
-   * the request body twice (see `once`), and fails by rejecting, never by throwing.
+   * the request body twice (see `once.ts`), and fails by rejecting, never by throwing.
    */
   publishAs<T>(request: CoreRequest, write: (credential: PublisherCredential) => Promise<T>): Promise<T> {
     // Promise steps rather than an async function: this wraps every publisher write.
@@ -80,10 +80,4 @@ export class PublisherCredentials {
       throw error;
     });
   }
-}
-
-/** Runs `work` on first call only; later calls get the same promise (a body is read once). */
-export function once<T>(work: () => Promise<T>): () => Promise<T> {
-  let result: Promise<T> | undefined;
-  return () => (result ??= work());
 }

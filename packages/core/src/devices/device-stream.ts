@@ -3,7 +3,7 @@ import type { CoreResult } from '../http/types.js';
 import type { ActivityRecord, DeviceRecord, WidgetRecord } from '../storage/records.js';
 import { sseEvent, sseRetry } from '../streams/sse-format.js';
 import { openSseSession } from '../streams/sse-session.js';
-import { activityPush, widgetPush } from '../services/device-fanout.js';
+import { activityPush, widgetPush } from '../transport/pushes.js';
 
 /**
  * `GET /device/stream`: what is pushed to this device, as server-sent events. It opens

@@ -1,5 +1,5 @@
 import type { TilecastContext } from '../context.js';
-import { once } from '../auth/publisher-credentials.js';
+import { once } from '../once.js';
 import { readJsonBodySized } from '../http/body.js';
 import type { RouteHandler } from '../http/router.js';
 import type { CoreResult } from '../http/types.js';

@@ -1,5 +1,6 @@
 import { fail, jsonDecodeError, type FieldError } from '../errors.js';
 import { isHoldable } from '../storage/holdable.js';
+import { singleHeader } from './headers.js';
 import type { CoreRequest, HeaderValue } from './types.js';
 
 /** Request bodies over this many bytes are refused with `413` before parsing (reference-deployment §2). */
@@ -72,11 +73,6 @@ function decodeUtf8(bytes: Uint8Array): string {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const text = buffer.toString('utf8');
   return text.includes('\uFFFD') ? utf8.decode(bytes) : text;
-}
-
-/** A header's value as one string (repeated values joined with `, `), or undefined when absent. */
-export function singleHeader(value: HeaderValue): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function declaredLength(value: HeaderValue): number | undefined {

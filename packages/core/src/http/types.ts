@@ -24,7 +24,7 @@ export interface CoreRequest {
    * Optional, and cheaper than `signal` where the core only needs to be told: calls `fn`
    * once when the connection closes (at once if it has), whether the client went away or
    * the answer was complete. The Node adapters have it; an event stream uses it instead
-   * of `signal` (an AbortSignal per open stream is most of a kilobyte).
+   * of `signal` (an AbortSignal kept for every open stream is memory for nothing).
    */
   onClose?(fn: () => void): void;
 }

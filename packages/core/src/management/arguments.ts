@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { pipe } from '../schemas/pipe.js';
 
 /** A management call was given something it cannot accept (a programming or seed-file error). */
 export class InvalidArgumentError extends Error {
@@ -13,13 +12,13 @@ export class InvalidArgumentError extends Error {
  * Account ids, device ids and slugs: URL-safe, so they travel in paths and
  * `<kind>/<slug>` subjects without escaping. The spec leaves the format open; this is ours.
  */
-export const Identifier = pipe(
+export const Identifier = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ - starting with a letter or digit'),
 );
 
 /** Tokens given by the host (seed files): visible ASCII, long enough not to be guessed by accident. */
-export const ProvidedToken = pipe(
+export const ProvidedToken = v.pipe(
   v.string(),
   v.regex(/^[\x21-\x7e]{8,256}$/, 'must be 8-256 visible ASCII characters'),
 );

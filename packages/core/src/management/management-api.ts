@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { pipe } from '../schemas/pipe.js';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js';
 import type { Subscription, WidgetPrivacy } from '../storage/records.js';
@@ -11,7 +10,7 @@ export const DEFAULT_ACTIVITY_QUOTA = 5;
 
 const SubscriptionSchema = v.picklist(['active', 'none']);
 const PrivacySchema = v.picklist(['visible', 'hidden_when_locked']);
-const Quota = pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
+const Quota = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
 
 const AccountInput = v.strictObject({
   id: Identifier,
@@ -23,13 +22,13 @@ const ActivityInput = v.strictObject({
   account: Identifier,
   slug: Identifier,
   template: v.picklist(activityTemplateNames),
-  dismissalDelayS: v.optional(pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(14_400)), 0),
+  dismissalDelayS: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(14_400)), 0),
 });
 const WidgetInput = v.strictObject({
   account: Identifier,
   slug: Identifier,
   template: v.picklist(widgetTemplateNames),
-  staleAfter: v.optional(v.nullable(pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(604_800))), null),
+  staleAfter: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(604_800))), null),
   privacy: v.optional(PrivacySchema, 'visible'),
 });
 const DeviceInput = v.strictObject({ id: Identifier, account: Identifier, token: v.optional(ProvidedToken) });

@@ -5,7 +5,6 @@
  * content carries `icon_v2`).
  */
 import * as v from 'valibot';
-import { pipe } from '../schemas/pipe.js';
 import * as schemas from '../schemas/index.js';
 import * as webhooks from '../webhooks/map-schema.js';
 import { SUBJECT_KINDS } from '../events/filters.js';
@@ -25,7 +24,7 @@ export interface NamedSchema {
 
 /** `{loc, msg, type}`: the FieldError items of a 422 body. */
 export const ValidationError = v.object({
-  loc: v.array(v.union([v.string(), pipe(v.number(), v.integer())])),
+  loc: v.array(v.union([v.string(), v.pipe(v.number(), v.integer())])),
   msg: v.string(),
   type: v.string(),
 });
@@ -39,20 +38,20 @@ export const ErrorResponse = v.object({ detail: v.string() });
  * The event envelope ("Events → Envelope"), sent on `GET /events` and as the default
  * webhook body. Response-only: the service writes it, so it is described here.
  */
-const timestamp = (description: string) => pipe(v.string(), v.metadata({ format: 'date-time' }), v.description(description));
+const timestamp = (description: string) => v.pipe(v.string(), v.metadata({ format: 'date-time' }), v.description(description));
 export const EventSubject = v.object({
-  kind: pipe(v.picklist(SUBJECT_KINDS), v.description('The kind of resource; read it together with `slug` (more kinds will come).')),
+  kind: v.pipe(v.picklist(SUBJECT_KINDS), v.description('The kind of resource; read it together with `slug` (more kinds will come).')),
   slug: v.string(),
 });
 export const WidgetActionData = v.object({
-  action: pipe(v.string(), v.description('The id of the pressed action, as published in the widget content.')),
+  action: v.pipe(v.string(), v.description('The id of the pressed action, as published in the widget content.')),
   kind: v.picklist(['button', 'toggle']),
-  value: pipe(v.optional(v.boolean()), v.description('Toggles only: the requested state (a request, not a fact). Absent for a button.')),
+  value: v.pipe(v.optional(v.boolean()), v.description('Toggles only: the requested state (a request, not a fact). Absent for a button.')),
 });
 export const EventEnvelope = v.object({
-  id: pipe(v.string(), v.uuid(), v.description('Delivery id, identical on every retry of one press; also the `Idempotency-Key` of webhooks. Deduplicate on it.')),
-  request_id: pipe(v.string(), v.description('The id the phone gave the press; unique only within one widget. Not for deduplication.')),
-  type: pipe(v.picklist([EVENT_TYPE]), v.description('Event type with data version.')),
+  id: v.pipe(v.string(), v.uuid(), v.description('Delivery id, identical on every retry of one press; also the `Idempotency-Key` of webhooks. Deduplicate on it.')),
+  request_id: v.pipe(v.string(), v.description('The id the phone gave the press; unique only within one widget. Not for deduplication.')),
+  type: v.pipe(v.picklist([EVENT_TYPE]), v.description('Event type with data version.')),
   subject: EventSubject,
   occurred_at: timestamp('When the press happened (ISO 8601).'),
   expires_at: timestamp('5 seconds after `occurred_at`: delivery stops then; drop an event that arrives later.'),
@@ -60,7 +59,7 @@ export const EventEnvelope = v.object({
 });
 
 /** `202` of `POST /device/presses`. */
-export const PressAccepted = v.object({ event_id: pipe(v.string(), v.uuid()) });
+export const PressAccepted = v.object({ event_id: v.pipe(v.string(), v.uuid()) });
 
 const echoes = schemas.activityEchoSchemas;
 

@@ -13,6 +13,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema,
 import type * as v from 'valibot';
 import { discriminatedInfo } from '../schemas/index.js';
 import { documentedAs } from '../schemas/documented.js';
+import { strictShape } from '../schemas/primitives.js';
 import type { NamedSchema } from './components.js';
 
 export type Mode = 'input' | 'output';
@@ -88,6 +89,13 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
     const { anyOf: _anyOf, ...rest } = context.jsonSchema;
     return mode === 'input' ? withoutDefault(rest) : rest;
   }
+  // A `strict` object is a `v.lazy`, which the conversion turns into a reference to what its
+  // getter gives for `undefined`: the object's `v.strictObject`, converted just before. Inline it.
+  const shape = strictShape(context.valibotSchema);
+  if (shape !== undefined) {
+    const id = context.referenceMap.get(shape);
+    return id === undefined ? undefined : context.definitions[id];
+  }
   // `ownRecord` and `list` are checked by pieces JSON Schema cannot say; described as what they are.
   const documented = documentedAs(context.valibotSchema);
   if (documented !== undefined) {
@@ -114,7 +122,8 @@ function withoutDefault(schema: JsonSchema): JsonSchema {
 
 /** Whether `key` may be left out of the object (possibly piped) `branch`. */
 function isOptionalEntry(branch: v.GenericSchema, key: string): boolean {
-  const base = 'pipe' in branch ? (branch.pipe as v.GenericSchema[])[0]! : branch;
+  const piped = 'pipe' in branch ? (branch.pipe as v.GenericSchema[])[0]! : branch;
+  const base = strictShape(piped) ?? piped;
   const entry = (base as { entries?: Record<string, v.GenericSchema> }).entries?.[key];
   return entry === undefined || ['optional', 'nullish', 'exact_optional'].includes(entry.type);
 }

@@ -5,7 +5,7 @@ import type { DeviceRecord, StoredEvent } from '../storage/records.js';
 import type { PressTarget } from '../storage/press-target.js';
 import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
-import { widgetKey } from '../services/device-fanout.js';
+import { widgetKey } from '../storage/widget-key.js';
 import { isoTime } from '../iso-time.js';
 
 export const EVENT_TYPE = 'widget.action.v1';

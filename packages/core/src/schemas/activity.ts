@@ -1,6 +1,5 @@
 /** Activity content templates (spec "Activity content templates") and `ActivityData`. */
 import * as v from 'valibot';
-import { pipe } from './pipe.js';
 import { Column, iconField, ProgressBar, tapUrlField, Value } from './blocks.js';
 import { tagged } from './discriminated.js';
 import { ActivityState, ColumnId } from './enums.js';
@@ -39,7 +38,7 @@ export const monitorActivitySchema = strict({
 export const genericActivitySchema = strict({
   ...commonFields('generic'),
   progress: fraction(),
-  remaining_time: orNull(pipe(integer(), v.minValue(0))),
+  remaining_time: orNull(v.pipe(integer(), v.minValue(0))),
   state: orNull(text(32)),
 });
 

@@ -4,12 +4,11 @@
  * reference-deployment §3). Activities only: widget echoes carry no `icon_v2`.
  */
 import * as v from 'valibot';
-import { pipe } from './pipe.js';
 import { activityContentSchemas, type ActivityTemplateName } from './activity.js';
 import { Icon } from './blocks.js';
 import { tagged } from './discriminated.js';
 import { ActivityState } from './enums.js';
-import { isPlainObject, setOwn, strict } from './primitives.js';
+import { isPlainObject, setOwn, strict, strictShape, type StrictSchema } from './primitives.js';
 
 /** The `icon` field normalised to an Icon object (every field present), or null. */
 export function normaliseIcon(icon: unknown): Icon | null {
@@ -49,19 +48,19 @@ export function withIconV2<TContent extends Record<string, unknown>>(content: TC
   return echo as TContent & { icon_v2: Icon | null };
 }
 
-const iconV2Field = pipe(
+const iconV2Field = v.pipe(
   v.nullable(Icon),
   v.metadata({ readOnly: true, description: 'The icon normalised to an Icon object, or null when there is no icon.' }),
 );
 
 /** A template schema with `icon_v2` inserted after `icon`: describes (and checks) the echo. */
-function echoSchema<const TEntries extends v.ObjectEntries>(schema: v.StrictObjectSchema<TEntries, undefined>) {
+function echoSchema<const TEntries extends v.ObjectEntries>(schema: StrictSchema<TEntries>) {
   const entries: v.ObjectEntries = {};
-  for (const [key, entry] of Object.entries(schema.entries)) {
+  for (const [key, entry] of Object.entries(strictShape(schema)!.entries)) {
     entries[key] = entry;
     if (key === 'icon') entries.icon_v2 = iconV2Field;
   }
-  return strict(entries) as unknown as v.StrictObjectSchema<TEntries & { icon_v2: typeof iconV2Field }, undefined>;
+  return strict(entries) as unknown as StrictSchema<TEntries & { icon_v2: typeof iconV2Field }>;
 }
 
 export const activityEchoSchemas = {

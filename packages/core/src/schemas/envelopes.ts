@@ -5,7 +5,6 @@
  * template) is known.
  */
 import * as v from 'valibot';
-import { pipe } from './pipe.js';
 import { activityTemplateNames } from './activity.js';
 import { ActivityState } from './enums.js';
 import { literalMessage, MSG } from './messages.js';
@@ -21,7 +20,7 @@ import { widgetTemplateNames } from './widgets/names.js';
  */
 function contentWithTemplate<const TNames extends readonly string[]>(names: TNames) {
   const wrongTemplate = literalMessage(names);
-  return pipe(
+  return v.pipe(
     v.custom<{ template?: TNames[number] } & Record<string, unknown>>(isPlainObject, MSG.dict),
     v.rawCheck<{ template?: TNames[number] } & Record<string, unknown>>(({ dataset, addIssue }) => {
       if (!dataset.typed) return;

@@ -10,14 +10,13 @@
  */
 import * as v from 'valibot';
 import { documentAs } from './documented.js';
-import { pipe } from './pipe.js';
 
 type ListAction<TItem extends v.GenericSchema> = v.PipeAction<v.InferOutput<TItem>[], v.InferOutput<TItem>[], v.BaseIssue<unknown>>;
 
 export function list<const TItem extends v.GenericSchema>(item: TItem, bounds: { min?: number; max: number }, ...actions: ListAction<TItem>[]) {
   const lengthBounds = [...(bounds.min === undefined ? [] : [v.minLength<v.InferOutput<TItem>[], number>(bounds.min)]), v.maxLength<v.InferOutput<TItem>[], number>(bounds.max)];
-  const full = pipe(v.array(item), ...(lengthBounds as []), ...(actions as []));
-  const tooLong = pipe(v.array(v.unknown()), v.maxLength(bounds.max)) as unknown as typeof full;
+  const full = v.pipe(v.array(item), ...(lengthBounds as []), ...(actions as []));
+  const tooLong = v.pipe(v.array(v.unknown()), v.maxLength(bounds.max)) as unknown as typeof full;
   const schema = v.lazy((input: unknown) => (Array.isArray(input) && input.length > bounds.max ? tooLong : full));
-  return documentAs(schema, { shape: pipe(v.array(v.unknown()), ...(lengthBounds as []), ...(actions as [])), part: 'items', value: item });
+  return documentAs(schema, { shape: v.pipe(v.array(v.unknown()), ...(lengthBounds as []), ...(actions as [])), part: 'items', value: item });
 }

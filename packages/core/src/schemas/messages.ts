@@ -45,6 +45,7 @@ export function literalMessage(values: readonly string[]): string {
 export const MSG = {
   int: pydantic('int_type', 'Input should be a valid integer'),
   dict: pydantic('dict_type', 'Input should be a valid dictionary'),
+  extra: pydantic('extra_forbidden', 'Extra inputs are not permitted'),
   datetime: pydantic('datetime_parsing', 'Input should be a valid datetime'),
   timezone: pydantic('timezone_aware', 'Input should have timezone info'),
   httpsScheme: pydantic('url_scheme', "URL scheme should be 'https'"),

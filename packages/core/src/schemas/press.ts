@@ -1,6 +1,5 @@
 /** The body of `POST /device/presses` (reference-deployment §5). */
 import * as v from 'valibot';
-import { pipe } from './pipe.js';
 import { strict, textBetween } from './primitives.js';
 
 /**
@@ -13,7 +12,7 @@ export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const pressReport = strict({
   owner: textBetween(1, 256),
   slug: textBetween(1, 256),
-  request_id: pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(REQUEST_ID_PATTERN)),
+  request_id: v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(REQUEST_ID_PATTERN)),
   action: textBetween(1, 32),
   value: v.optional(v.boolean()),
 });

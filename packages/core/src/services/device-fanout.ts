@@ -2,13 +2,12 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { ActivityRecord, ActivityTransition, WidgetRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
+import { widgetKey } from '../storage/widget-key.js';
+import type { ActivityPush, DeviceTransport } from '../transport/device-transport.js';
+import { activityPush, widgetPush } from '../transport/pushes.js';
 
 /** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
-
-/** A widget's key for its push throttle window and its press notes (presses write the notes). */
-export const widgetKey = (owner: string, slug: string): string => `${owner}/${slug}`;
 
 export interface DeviceFanout {
   /** Pushes an activity's new state to every device of its account (no-op for `none`). */
@@ -133,31 +132,5 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
       for (const handle of timers) clock.clearTimeout(handle);
       timers.clear();
     },
-  };
-}
-
-/** What a device is told about an activity (reference-deployment §5). */
-export function activityPush(activity: ActivityRecord, phase: ActivityPush['phase']): ActivityPush {
-  return {
-    owner: activity.accountId,
-    slug: activity.slug,
-    phase,
-    state: activity.state,
-    content: activity.content,
-    dismissal_delay_s: activity.dismissalDelayS,
-    template: activity.template,
-    updated_at: activity.updatedAt ?? '',
-  };
-}
-
-/** What a device is told about a widget (reference-deployment §5). Only for a widget with content. */
-export function widgetPush(widget: WidgetRecord): WidgetPush {
-  return {
-    owner: widget.accountId,
-    slug: widget.slug,
-    content: widget.content,
-    stale_after: widget.staleAfter,
-    updated_at: widget.updatedAt ?? '',
-    privacy: widget.privacy,
   };
 }

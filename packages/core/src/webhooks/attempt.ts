@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import https, { type Agent } from 'node:https';
 import type { Clock } from '../clock.js';
-import { singleHeader } from '../http/body.js';
+import { singleHeader } from '../http/headers.js';
 import { isBlockedAddressError } from './address-guard.js';
 
 /** Each attempt has 2 seconds to receive an answer (spec "Delivery rules for webhooks" 1). */
@@ -39,10 +39,9 @@ export interface AttemptOptions {
 }
 
 /**
- * `https.request` directly: a webhook is one small POST on a kept-alive connection, and a
- * fetch layer's per-request objects (Request, Headers, a web stream and the pipeline that
- * feeds it) cost more CPU than the TLS itself (bench W1). `https.request` never follows a
- * redirect and sends no `Accept-Encoding`, so a compressed bomb is never expanded.
+ * `https.request` directly: for one small POST on a kept-alive connection, a fetch layer's
+ * per-request objects cost more than the request. It never follows a redirect and sends no
+ * `Accept-Encoding`, so a compressed bomb is never expanded.
  */
 export function sendAttempt(request: OutgoingRequest, options: AttemptOptions): Promise<AttemptResult> {
   return new Promise((resolve) => {

@@ -6,12 +6,10 @@
  * may hold a token) never comes back in a 422.
  */
 import * as v from 'valibot';
-import { pipe } from '../schemas/pipe.js';
 import { MSG, pydantic, valueError } from '../schemas/messages.js';
 import { objectItem, orNull, strict } from '../schemas/primitives.js';
 import { ownRecord } from '../schemas/record.js';
-import { withDefault } from '../schemas/widgets/common.js';
-import { ACTION_ID_PATTERN } from '../schemas/widgets/switchboard.js';
+import { ACTION_ID_PATTERN, withDefault } from '../schemas/fields.js';
 import { checkWebhookUrl, type AddressPolicy, type UrlRefusal } from './address-guard.js';
 import { fillWithSample, hasOnlyKnownPlaceholders, templateHasOnlyKnownPlaceholders } from './template.js';
 
@@ -96,7 +94,7 @@ function checkHeaders({ dataset, addIssue }: v.RawCheckContext<Record<string, st
 }
 
 function webhookUrl(policy: AddressPolicy) {
-  return pipe(
+  return v.pipe(
     v.string(),
     v.minLength(1),
     v.maxLength(WEBHOOK_URL_MAX_LENGTH),
@@ -123,7 +121,7 @@ const webhookHeaders = ownRecord(
 
 /** Any JSON; strings may contain placeholders. Absent or null: the event envelope is sent. */
 const webhookBody = v.nullish(
-  pipe(
+  v.pipe(
     v.unknown(),
     v.check((template) => (templateByteSize(template) ?? Infinity) <= WEBHOOK_BODY_MAX_BYTES, MESSAGES.bodySize),
     v.check(templateHasOnlyKnownPlaceholders, MESSAGES.placeholder),
@@ -138,7 +136,7 @@ function webhookEntry(policy: AddressPolicy) {
     method: withDefault(v.picklist(WEBHOOK_METHODS), 'POST'),
     headers: v.nullish(webhookHeaders, () => ({})),
     body: webhookBody,
-    secret: orNull(pipe(v.string(), v.minLength(1), v.maxLength(WEBHOOK_SECRET_MAX_LENGTH), v.description('Turns on request signing. Never returned.'))),
+    secret: orNull(v.pipe(v.string(), v.minLength(1), v.maxLength(WEBHOOK_SECRET_MAX_LENGTH), v.description('Turns on request signing. Never returned.'))),
   });
 }
 
@@ -147,7 +145,7 @@ function webhookMapRequest(policy: AddressPolicy) {
   return {
     entry,
     map: strict({
-      webhooks: ownRecord(pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry, v.maxEntries(WEBHOOK_MAP_MAX_ENTRIES, MESSAGES.tooMany)),
+      webhooks: ownRecord(v.pipe(v.string(), v.regex(WEBHOOK_KEY_PATTERN, MESSAGES.key)), entry, v.maxEntries(WEBHOOK_MAP_MAX_ENTRIES, MESSAGES.tooMany)),
     }),
   };
 }
@@ -176,16 +174,16 @@ export type WebhookEntryConfig = v.InferOutput<typeof WebhookEntryInput>;
 // ── responses (documentation schemas; the values come from `redact.ts`) ─────────────
 
 export const WebhookConfigOutput = v.object({
-  url: pipe(v.string(), v.description('The URL with every query value shown as `***`.')),
+  url: v.pipe(v.string(), v.description('The URL with every query value shown as `***`.')),
   method: v.picklist(WEBHOOK_METHODS),
-  headers: pipe(v.record(v.string(), v.literal('***')), v.description('Header names; every value shown as `***`.')),
-  body: pipe(v.nullable(v.unknown()), v.description('The body template, or null when the envelope is sent.')),
+  headers: v.pipe(v.record(v.string(), v.literal('***')), v.description('Header names; every value shown as `***`.')),
+  body: v.pipe(v.nullable(v.unknown()), v.description('The body template, or null when the envelope is sent.')),
 });
 
 export const WebhookEntryStatus = v.object({
   config: WebhookConfigOutput,
-  last_success_at: v.nullable(pipe(v.string(), v.metadata({ format: 'date-time' }))),
-  last_failure_at: v.nullable(pipe(v.string(), v.metadata({ format: 'date-time' }))),
+  last_success_at: v.nullable(v.pipe(v.string(), v.metadata({ format: 'date-time' }))),
+  last_failure_at: v.nullable(v.pipe(v.string(), v.metadata({ format: 'date-time' }))),
 });
 
 export const WebhookMapOutput = v.object({ webhooks: v.record(v.string(), WebhookEntryStatus) });

@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { Color, widgetTemplateNames } from '../../src/schemas/index.js';
 import type { ServiceError } from '../../src/errors.js';
 import { errorToResult } from '../../src/http/error-response.js';
+import { strictShape } from '../../src/schemas/primitives.js';
 
 type Json = Record<string, any>;
 
@@ -36,7 +37,8 @@ function resolve(ref: string): Json | undefined {
 /** The underlying strict object of a named valibot schema, if it is one. */
 function objectOf(schema: v.GenericSchema): (v.GenericSchema & { entries: Record<string, v.GenericSchema> }) | undefined {
   const base = 'pipe' in schema ? (schema.pipe as v.GenericSchema[])[0]! : schema;
-  return 'entries' in base ? (base as any) : undefined;
+  const object = strictShape(base) ?? base;
+  return 'entries' in object ? (object as any) : undefined;
 }
 
 const component = (name: string, mode: 'Input' | 'Output'): Json => (schemas[`${name}-${mode}`] ?? schemas[name])!;

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { iconField, Value } from '../blocks.js';
 import { Color } from '../enums.js';
 import { atLeast, greaterThan, orNull, strict, textBetween } from '../primitives.js';
@@ -28,7 +27,7 @@ export const budgetWidgetSchema = strict({
   total: BudgetTotal,
   categories: orNull(list(BudgetCategory, { max: 6 })),
   // ISO 4217 alphabetic code.
-  currency: pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
+  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
   display: withDefault(BudgetDisplay, 'remaining'),
   subtitle: orNull(Value),
 });

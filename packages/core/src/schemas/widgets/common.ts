@@ -19,13 +19,5 @@ export function widgetFields<const TName extends WidgetTemplateName>(name: TName
   };
 }
 
-/**
- * An optional widget field with a default: "an explicit null on an optional field means
- * absent", so `null` gets the default too.
- */
-export function withDefault<const TSchema extends v.GenericSchema, const TDefault extends v.InferOutput<TSchema>>(
-  schema: TSchema,
-  value: TDefault,
-): v.NullishSchema<TSchema, TDefault> {
-  return v.nullish(schema, value);
-}
+/** Shared with the webhook map, so defined outside `widgets/`. */
+export { withDefault } from '../fields.js';

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { iconField } from '../blocks.js';
 import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
@@ -33,7 +32,7 @@ export const HomeNode = strict({
   today: orNull(atLeast(0)),
 });
 
-export const energyWidgetSchema = pipe(
+export const energyWidgetSchema = v.pipe(
   strict({
     ...widgetFields('energy'),
     sources: orNull(list(EnergySource, { max: 3 })),

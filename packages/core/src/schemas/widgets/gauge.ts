@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
 import { finiteNumber, orNull, strict, text } from '../primitives.js';
@@ -9,7 +8,7 @@ import { widgetFields, withDefault } from './common.js';
  * `gauge`. A value outside min..max is stored as sent (the device clamps it for display);
  * `color` null means a cool-to-warm gradient.
  */
-export const gaugeWidgetSchema = pipe(
+export const gaugeWidgetSchema = v.pipe(
   strict({
     ...widgetFields('gauge'),
     value: finiteNumber(),

@@ -1,6 +1,5 @@
 /** The eleven widget templates (reference-deployment §8) and the widget update body. */
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { tagged } from '../discriminated.js';
 import { integer, strict } from '../primitives.js';
 import { batteryWidgetSchema, type BatteryWidgetInput, type BatteryWidgetOutput } from './battery.js';
@@ -50,7 +49,7 @@ export const widgetContentSchema = tagged('template', widgetContentSchemas);
  * `stale_after`: seconds, 60 to 604800, or null. Omitted (no default on purpose): the
  * widget keeps its setting; null clears it.
  */
-export const staleAfterField = v.optional(v.nullable(pipe(integer(), v.minValue(60), v.maxValue(604_800))));
+export const staleAfterField = v.optional(v.nullable(v.pipe(integer(), v.minValue(60), v.maxValue(604_800))));
 
 /** The whole widget update body in one schema (for OpenAPI and callers without a resource). */
 export const widgetDataSchema = strict({

@@ -1,12 +1,11 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { Value } from '../blocks.js';
 import { valueError } from '../messages.js';
 import { orNull, strict } from '../primitives.js';
 import { widgetFields } from './common.js';
 
 /** `status`: a value and/or a state line; at least one of the two. */
-export const statusWidgetSchema = pipe(
+export const statusWidgetSchema = v.pipe(
   strict({
     ...widgetFields('status'),
     value: orNull(Value),

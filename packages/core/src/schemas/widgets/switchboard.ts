@@ -1,16 +1,13 @@
 import * as v from 'valibot';
-import { pipe } from '../pipe.js';
 import { tagged } from '../discriminated.js';
 import { Color } from '../enums.js';
 import { valueError } from '../messages.js';
 import { arrayItem, httpsUrl, objectItem, orNull, strict, text, textBetween } from '../primitives.js';
 import { widgetFields, withDefault } from './common.js';
 import { list } from '../list.js';
+import { ACTION_ID_PATTERN } from '../fields.js';
 
-/** Also the pattern of webhook map keys (besides `*`). */
-export const ACTION_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
-
-const actionId = pipe(v.string(), v.minLength(1), v.maxLength(32), v.regex(ACTION_ID_PATTERN));
+const actionId = v.pipe(v.string(), v.minLength(1), v.maxLength(32), v.regex(ACTION_ID_PATTERN));
 const stateWord = orNull(textBetween(1, 16));
 
 /**
