@@ -8,8 +8,10 @@ import { connect, type AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
+import { tilecastPlugin } from '@tilecast/adapter-fastify';
 import { listen, mount } from '@tilecast/adapter-node-http';
 import { TilecastError } from '@tilecast/core';
 import { readJsonBody, errorToResult, type CoreRequest, type CoreResult } from '@tilecast/core/adapter';
@@ -74,11 +76,19 @@ async function expressApp(core: ReturnType<typeof fakeCore>['handler'], preParse
   };
 }
 
+async function fastifyApp(core: ReturnType<typeof fakeCore>['handler']) {
+  const app = Fastify();
+  await app.register(tilecastPlugin, { prefix: '/mounted/here', handler: core });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url: `${address}/mounted/here`, close: () => (app.server.closeAllConnections(), app.close()) };
+}
+
 const adapters: [string, Start][] = [
   ['node-http', (core) => listen(core, { basePath: '/mounted/here' })],
   ['node-http mount()', (core) => listen(mount({ '/mounted/here': core }), {}).then((s) => ({ ...s, url: `${s.url}/mounted/here` }))],
   ['express', (core) => expressApp(core, false)],
   ['express+json', (core) => expressApp(core, true)],
+  ['fastify', (core) => fastifyApp(core)],
 ];
 
 describe.each(adapters)('adapter contract: %s', (_name, start) => {

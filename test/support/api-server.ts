@@ -8,6 +8,7 @@ import {
   createTilecast,
   silentLogger,
   type Clock,
+  type DeviceTransport,
   type Logger,
   type RecordingTransport,
   type SseTimings,
@@ -32,13 +33,22 @@ export interface ApiServer {
 /** The real core on memory storage, served over HTTP on port 0 through one adapter. */
 export async function startApi(
   adapter: AdapterName,
-  options: { clock?: Clock; sse?: Partial<SseTimings>; storage?: Storage; logger?: Logger; webhooks?: TilecastOptions['webhooks'] } = {},
+  options: {
+    clock?: Clock;
+    sse?: Partial<SseTimings>;
+    storage?: Storage;
+    logger?: Logger;
+    webhooks?: TilecastOptions['webhooks'];
+    /** A transport of the host's (e.g. APNs to its test double), given every push as well as the recorder. */
+    transport?: DeviceTransport;
+  } = {},
 ): Promise<ApiServer> {
   const storage = options.storage ?? createMemoryStorage();
   const transport = createRecordingTransport();
+  const extra = options.transport;
   const tilecast = createTilecast({
     storage,
-    transport,
+    transport: extra === undefined ? transport : alongside(transport, extra),
     logger: options.logger ?? silentLogger,
     clock: options.clock,
     sse: options.sse,
@@ -57,6 +67,18 @@ export async function startApi(
     async close() {
       await close();
       await tilecast.close();
+    },
+  };
+}
+
+/** One transport that hands every push to both (the recorder first). */
+function alongside(first: DeviceTransport, second: DeviceTransport): DeviceTransport {
+  return {
+    pushActivity: async (deviceId, push) => {
+      await Promise.all([first.pushActivity(deviceId, push), second.pushActivity(deviceId, push)]);
+    },
+    pushWidget: async (deviceId, push) => {
+      await Promise.all([first.pushWidget(deviceId, push), second.pushWidget(deviceId, push)]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
+import { apnsRegistrationTests } from './concerns/apns-registrations.js';
 import { copyTests } from './concerns/copies.js';
 import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
@@ -42,6 +43,7 @@ export const storageConcerns = {
   copies: { title: 'records are copies', define: copyTests },
   unholdableValues: { title: 'values no store can hold', define: unholdableValueTests },
   seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
+  apnsRegistrations: { title: 'APNs registrations', define: apnsRegistrationTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

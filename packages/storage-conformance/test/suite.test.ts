@@ -41,6 +41,7 @@ describe('runStorageConformance options', () => {
       'copies',
       'unholdableValues',
       'seedCreatesOnly',
+      'apnsRegistrations',
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { forgetActivityPushTokens } from './apns.js';
 import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
@@ -33,6 +34,7 @@ export function activityMethods(state: MemoryState): ActivityStore {
       const activities = state.activities.get(accountId);
       if (!activities?.delete(slug)) return false;
       if (activities.size === 0) state.activities.delete(accountId);
+      forgetActivityPushTokens(state, accountId, slug);
       return true;
     },
 

@@ -1,4 +1,5 @@
 import { refuseUnholdable, type DeviceStore } from '@tilecast/core/storage';
+import { forgetApnsOf } from './apns.js';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
 function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
@@ -19,6 +20,7 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
     state.widgets.get(accountId)?.get(slug)?.shares.delete(deviceId);
   }
   state.sharesByDevice.delete(deviceId);
+  forgetApnsOf(state, deviceId);
   return true;
 }
 
@@ -32,6 +34,8 @@ export function deviceMethods(state: MemoryState): DeviceStore {
       }
       const previous = state.devices.get(device.id);
       if (previous) {
+        // A rotated token or a moved device loses its APNs registrations (real-devices §1).
+        if (previous.tokenHash !== device.tokenHash || previous.accountId !== device.accountId) forgetApnsOf(state, device.id);
         state.deviceByToken.delete(previous.tokenHash);
         unlinkFromAccount(state, previous.accountId, device.id);
       }

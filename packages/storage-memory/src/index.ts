@@ -1,6 +1,7 @@
 import type { Storage } from '@tilecast/core/storage';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { apnsMethods } from './apns.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
@@ -26,6 +27,10 @@ export interface MemoryStorageStats {
   pressKeys: number;
   throttleWindows: number;
   deliveryClaims: number;
+  /** Devices with an APNs registration. */
+  apnsRegistrations: number;
+  /** Live Activity update tokens, over every device. */
+  activityPushTokens: number;
 }
 
 /** The in-memory `Storage`, plus a look at its size. */
@@ -52,6 +57,8 @@ function stats(state: MemoryState): MemoryStorageStats {
     pressKeys: state.presses.size,
     throttleWindows: state.throttle.size,
     deliveryClaims: state.claims.size,
+    apnsRegistrations: state.apns.size,
+    activityPushTokens: sum([...state.activityPushTokens.values()].map((tokens) => tokens.size)),
   };
 }
 
@@ -79,6 +86,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...pressMethods(state),
     ...throttleMethods(state),
     ...webhookMethods(state),
+    ...apnsMethods(state),
     async purgeExpired({ now, batch }) {
       return purgeExpired(state, now, batch);
     },

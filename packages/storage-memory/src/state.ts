@@ -1,4 +1,4 @@
-import { writeRefusal, type AccountRecord, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core/storage';
+import { writeRefusal, type AccountRecord, type ApnsRegistration, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core/storage';
 
 /** A widget with everything that lives and dies with it. */
 export interface WidgetEntry {
@@ -62,6 +62,10 @@ export interface MemoryState {
   claims: Map<string, { instanceId: string; expiresAt: number }>;
   pressOrder: ExpiryOrder;
   claimOrder: ExpiryOrder;
+  /** deviceId → its APNs registration. */
+  apns: Map<string, ApnsRegistration>;
+  /** deviceId → `pairKey(accountId, slug)` of an activity → its update token on the device. */
+  activityPushTokens: Map<string, Map<string, string>>;
 }
 
 /**
@@ -103,6 +107,8 @@ export function createState(): MemoryState {
     claims: new Map(),
     pressOrder: newExpiryOrder(),
     claimOrder: newExpiryOrder(),
+    apns: new Map(),
+    activityPushTokens: new Map(),
   };
 }
 

@@ -16,6 +16,8 @@ const empty: MemoryStorageStats = {
   pressKeys: 0,
   throttleWindows: 0,
   deliveryClaims: 0,
+  apnsRegistrations: 0,
+  activityPushTokens: 0,
 };
 
 describe('memory storage', () => {

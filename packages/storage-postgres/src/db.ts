@@ -70,6 +70,8 @@ export interface Tables {
   pressNotes: string;
   throttleWindows: string;
   webhookClaims: string;
+  apnsRegistrations: string;
+  apnsActivityTokens: string;
   migrations: string;
 }
 
@@ -91,6 +93,8 @@ export function tables(schema: string): Tables {
     pressNotes: `${q}.press_notes`,
     throttleWindows: `${q}.throttle_windows`,
     webhookClaims: `${q}.webhook_claims`,
+    apnsRegistrations: `${q}.apns_registrations`,
+    apnsActivityTokens: `${q}.apns_activity_tokens`,
     migrations: `${q}.migrations`,
   };
 }
@@ -147,6 +151,9 @@ export const isUniqueViolation = (error: unknown, constraint: string): boolean =
   error !== null &&
   (('constraint' in error && error.constraint === constraint) ||
     ('message' in error && typeof error.message === 'string' && error.message.includes(constraint)));
+
+/** A row's foreign key no longer found its parent (a device or activity removed meanwhile). */
+export const isForeignKeyViolation = (error: unknown): boolean => errorCode(error) === '23503';
 
 /** Numbers come back as strings (`bigint` in pg) or bigints (PGlite): normalise. */
 export const num = (value: unknown): number => Number(value);

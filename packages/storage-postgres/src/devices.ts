@@ -13,9 +13,17 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
   return {
     async upsertDevice(device) {
       try {
+        // One statement: a rotated token or a moved device loses its APNs registrations.
         await db.query(
-          `INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3)
-           ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, token_hash = EXCLUDED.token_hash`,
+          `WITH previous AS (SELECT account_id, token_hash FROM ${t.devices} WHERE id = $1),
+           changed AS (SELECT 1 FROM previous WHERE account_id <> $2 OR token_hash <> $3),
+           upserted AS (
+             INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, token_hash = EXCLUDED.token_hash
+             RETURNING id
+           ),
+           registrations AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed))
+           DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)`,
           [device.id, device.accountId, device.tokenHash],
         );
       } catch (error) {
@@ -24,7 +32,7 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
       }
     },
 
-    // Shares naming the device go with it (ON DELETE CASCADE).
+    // Shares and APNs registrations naming the device go with it (ON DELETE CASCADE).
     async deleteDevice(deviceId) {
       const result = await db.query(`DELETE FROM ${t.devices} WHERE id = $1`, [deviceId]);
       return (result.rowCount ?? 0) > 0;

@@ -2,6 +2,7 @@ import type { Storage } from '@tilecast/core/storage';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
+import { apnsMethods } from './apns.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from './db.js';
@@ -146,6 +147,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...pressMethods(ctx),
       ...throttleMethods(ctx),
       ...webhookMethods(ctx),
+      ...apnsMethods(ctx),
     }),
     async purgeExpired({ now, batch }) {
       return purgeExpired(ctx, now, batch);

@@ -138,6 +138,29 @@ const MIGRATIONS: Migration[] = [
       `CREATE INDEX webhook_claims_expires_at ON ${t.webhookClaims} (expires_at)`,
     ],
   },
+  {
+    version: 2,
+    name: 'apns registrations',
+    // Tokens live and die with their device (and an update token with its activity): the
+    // cascades remove them; `upsertDevice` removes them when the device's token changes.
+    statements: (t) => [
+      `CREATE TABLE ${t.apnsRegistrations} (
+        device_id text PRIMARY KEY REFERENCES ${t.devices} (id) ON DELETE CASCADE,
+        environment text NOT NULL,
+        push_to_start text,
+        widgets text
+      )`,
+      `CREATE TABLE ${t.apnsActivityTokens} (
+        device_id text NOT NULL REFERENCES ${t.devices} (id) ON DELETE CASCADE,
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        token text NOT NULL,
+        PRIMARY KEY (device_id, account_id, slug),
+        FOREIGN KEY (account_id, slug) REFERENCES ${t.activities} (account_id, slug) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX apns_activity_tokens_activity ON ${t.apnsActivityTokens} (account_id, slug)`,
+    ],
+  },
 ];
 
 /** The newest migration version this package knows. */

@@ -5,6 +5,7 @@ import {
   writeRefusal,
   type AccountStore,
   type ActivityStore,
+  type ApnsStore,
   type CredentialStore,
   type DeviceStore,
   type EventStore,
@@ -29,7 +30,8 @@ export type KeyedMethods = AccountStore &
   LeaseStore &
   PressStore &
   PushThrottleStore &
-  WebhookStore;
+  WebhookStore &
+  ApnsStore;
 
 const holdable = (...values: string[]): boolean => values.every(isHoldable);
 
@@ -197,5 +199,35 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return m.recordWebhookOutcome(id, slug, entryKey, outcome);
     },
     getWebhookOutcomes: (id, slug) => (holdable(id, slug) ? m.getWebhookOutcomes(id, slug) : Promise.resolve({})),
+
+    // ── APNs registrations: a missing device or activity answers first, as in every store
+    setApnsRegistration: async (deviceId, registration) => {
+      if (!holdable(deviceId)) return false;
+      const tokens = [registration.pushToStart, registration.widgets].filter((token) => typeof token === 'string');
+      if (!holdable(...tokens)) {
+        if ((await m.getDevice(deviceId)) === null) return false;
+        refuseUnholdable('an APNs token', ...tokens);
+      }
+      return m.setApnsRegistration(deviceId, registration);
+    },
+    getApnsRegistration: (deviceId) => (holdable(deviceId) ? m.getApnsRegistration(deviceId) : NULL),
+    removeApnsRegistration: (deviceId) => (holdable(deviceId) ? m.removeApnsRegistration(deviceId) : NONE),
+    setActivityPushToken: async (deviceId, id, slug, token) => {
+      if (!holdable(deviceId, id, slug)) return false;
+      if (!isHoldable(token)) {
+        const device = await m.getDevice(deviceId);
+        if (device?.accountId !== id || (await m.getActivity(id, slug)) === null) return false;
+        refuseUnholdable('an APNs token', token);
+      }
+      return m.setActivityPushToken(deviceId, id, slug, token);
+    },
+    getActivityPushToken: (deviceId, id, slug) => (holdable(deviceId, id, slug) ? m.getActivityPushToken(deviceId, id, slug) : NULL),
+    forgetActivityPushToken: (deviceId, id, slug, condition) => {
+      if (!holdable(deviceId, id, slug)) return NONE;
+      // A token no store holds is never the one held: nothing to forget.
+      if (condition?.ifToken !== undefined && !isHoldable(condition.ifToken)) return NONE;
+      return m.forgetActivityPushToken(deviceId, id, slug, condition);
+    },
+    removeApnsToken: (deviceId, token) => (holdable(deviceId, token) ? m.removeApnsToken(deviceId, token) : NONE),
   };
 }

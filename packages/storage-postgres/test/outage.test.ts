@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StorageUnavailableError } from '@tilecast/core/storage';
-import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
+import { LATEST_VERSION, type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
@@ -180,7 +180,7 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
         return rows.length === 1;
       });
       await holder.query('COMMIT');
-      expect(await migrating).toEqual({ applied: [], version: 1 });
+      expect(await migrating).toEqual({ applied: [], version: LATEST_VERSION });
     } finally {
       holder.release();
       await pool.end();

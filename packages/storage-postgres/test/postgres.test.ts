@@ -51,18 +51,32 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('migrations', () => {
     it('are versioned and idempotent', async () => {
       const schema = newSchema('mig');
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1], version: 1 });
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 1 });
-      const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations`);
-      expect(rows.map((row) => Number(row.version))).toEqual([1]);
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2], version: 2 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 2 });
+      const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
+      expect(rows.map((row) => Number(row.version))).toEqual([1, 2]);
+    });
+
+    it('upgrade a version 1 schema with data to APNs registrations (version 2)', async () => {
+      const schema = newSchema('mig2');
+      await migrate(backend.admin, { schema });
+      // Back to version 1 as released: without the tables of version 2.
+      await backend.admin.query(`DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations`);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 2`);
+      await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2], version: 2 });
+      const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
+      expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
+      expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
+      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
     });
 
     server(serverTitle('run once when several instances migrate at the same time'), async () => {
       const schema = newSchema('migc');
       const pools = Array.from({ length: 4 }, () => backend.newPool());
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1], version: 1 }]);
-      expect(results.every((r) => r.version === 1)).toBe(true);
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2], version: 2 }]);
+      expect(results.every((r) => r.version === 2)).toBe(true);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {

@@ -1,3 +1,5 @@
+import type { ApnsStore } from '@tilecast/core/storage';
+
 /** Which APNs environment a device's tokens belong to (the app's build decides it). */
 export type ApnsEnvironment = 'production' | 'sandbox';
 
@@ -88,5 +90,21 @@ export function createMemoryApnsRegistry(): MemoryApnsRegistry {
       registrations.delete(deviceId);
       activityTokens.delete(deviceId);
     },
+  };
+}
+
+/**
+ * The `ApnsRegistry` of a Tilecast store: the tokens the device sync API registered
+ * (`PUT /device/push`, `PUT /device/activities/{owner}/{slug}/push`), and what APNs said
+ * about them written back, so that every instance sharing the store sees it. Pass the
+ * same `Storage` as to `createTilecast`:
+ * `createApnsTransport({ ..., registry: apnsRegistryFrom(storage) })`.
+ */
+export function apnsRegistryFrom(store: ApnsStore): ApnsRegistry {
+  return {
+    registrationsOf: (deviceId) => store.getApnsRegistration(deviceId),
+    activityTokenOf: (deviceId, owner, slug) => store.getActivityPushToken(deviceId, owner, slug),
+    forgetActivityToken: (deviceId, owner, slug, token) => store.forgetActivityPushToken(deviceId, owner, slug, { ifToken: token }),
+    removeToken: (deviceId, token) => store.removeApnsToken(deviceId, token),
   };
 }

@@ -1,6 +1,15 @@
 import type { TilecastContext } from '../context.js';
 import type { Route } from '../http/router.js';
 import { deleteWebhooks } from './delete-webhooks.js';
+import {
+  deleteActivityPush,
+  deleteDevicePush,
+  getDeviceActivities,
+  getDeviceWidgets,
+  getOneDeviceWidget,
+  putActivityPush,
+  putDevicePush,
+} from './device-sync.js';
 import { getDeviceStream } from './get-device-stream.js';
 import { getEvents } from './get-events.js';
 import { getOpenApi } from './get-openapi.js';
@@ -25,4 +34,12 @@ export const publisherRoutes: Route<TilecastContext>[] = [
 export const deviceRoutes: Route<TilecastContext>[] = [
   { method: 'POST', pattern: '/presses', handler: postPress },
   { method: 'GET', pattern: '/stream', handler: getDeviceStream },
+  // The device sync API (real-devices §1).
+  { method: 'PUT', pattern: '/push', handler: putDevicePush },
+  { method: 'DELETE', pattern: '/push', handler: deleteDevicePush },
+  { method: 'PUT', pattern: '/activities/:owner/:slug/push', handler: putActivityPush },
+  { method: 'DELETE', pattern: '/activities/:owner/:slug/push', handler: deleteActivityPush },
+  { method: 'GET', pattern: '/activities', handler: getDeviceActivities },
+  { method: 'GET', pattern: '/widgets', handler: getDeviceWidgets },
+  { method: 'GET', pattern: '/widgets/:owner/:slug', handler: getOneDeviceWidget },
 ];

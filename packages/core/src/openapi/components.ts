@@ -58,6 +58,29 @@ export const EventEnvelope = v.object({
   data: WidgetActionData,
 });
 
+/** What the device sync API reads (real-devices §1): a widget or a live activity shown on this device. */
+const privacy = v.picklist(['visible', 'hidden_when_locked']);
+export const DeviceWidget = v.object({
+  owner: v.string(),
+  slug: v.string(),
+  template: v.picklist(schemas.widgetTemplateNames),
+  content: v.pipe(v.nullable(schemas.widgetContentSchema), v.description('The stored content; null for a widget never published.')),
+  stale_after: v.nullable(v.pipe(v.number(), v.integer())),
+  updated_at: v.nullable(timestamp('When the content was last published; null for a widget never published.')),
+  privacy,
+});
+export const DeviceActivity = v.object({
+  owner: v.string(),
+  slug: v.string(),
+  template: v.picklist(schemas.activityTemplateNames),
+  state: schemas.ActivityState,
+  content: v.nullable(schemas.activityContentSchema),
+  dismissal_delay_s: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  updated_at: v.nullable(timestamp('When the activity was last updated.')),
+});
+export const DeviceWidgetList = v.object({ widgets: v.array(DeviceWidget) });
+export const DeviceActivityList = v.object({ activities: v.array(DeviceActivity) });
+
 /** `202` of `POST /device/presses`. */
 export const PressAccepted = v.object({ event_id: v.pipe(v.string(), v.uuid()) });
 
@@ -131,6 +154,12 @@ export const namedSchemas: readonly NamedSchema[] = [
   // The device API (mounted under /device by the reference deployment).
   { name: 'PressReport', input: schemas.pressReport },
   { name: 'PressAccepted', input: PressAccepted },
+  { name: 'PushRegistration', input: schemas.pushRegistration },
+  { name: 'ActivityPushToken', input: schemas.activityPushToken },
+  { name: 'DeviceWidget', input: DeviceWidget, asDeclared: true },
+  { name: 'DeviceActivity', input: DeviceActivity, asDeclared: true },
+  { name: 'DeviceWidgetList', input: DeviceWidgetList, asDeclared: true },
+  { name: 'DeviceActivityList', input: DeviceActivityList, asDeclared: true },
   // Errors.
   { name: 'ValidationError', input: ValidationError },
   { name: 'HTTPValidationError', input: HTTPValidationError },

@@ -49,6 +49,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     const prefix = devicePath.replace(/\/+$/, '');
     paths[`${prefix}/presses`] = { post: pressOperation(components) };
     paths[`${prefix}/stream`] = { get: deviceStreamOperation(components) };
+    Object.assign(paths, deviceSyncOperations(components, prefix));
   }
   const tags = [
     { name: 'activities', description: 'Live Activities: start, update and end them.' },
@@ -282,6 +283,73 @@ function deviceStreamOperation(components: ComponentSchemas): object {
     responses: {
       '200': eventStreamResponse('The push stream (or, during an outage, only a `retry:` line).', DEVICE_STREAM_EXAMPLE),
       ...r.deviceUnauthorized,
+    },
+  };
+}
+
+/** The device sync API (real-devices §1): APNs tokens in, what the device shows out. */
+function deviceSyncOperations(components: ComponentSchemas, prefix: string): Record<string, object> {
+  const r = refusals(components);
+  const common = { tags: ['device'], security: device };
+  const owned = [pathParameter('owner', 'Owner', 'The account id of the owner.'), pathParameter('slug', 'Slug', 'The slug.')];
+  const done = { '204': { description: 'Done.' } };
+  const body = { ...r.tooLarge, ...r.mediaType, ...r.fieldErrors('Field-error array: bad types, unknown fields, a token that is not 16 to 512 hex characters.') };
+  const ok = (description: string, name: string) => ({ '200': jsonResponse(description, components.ref(name, 'output')) });
+  return {
+    [`${prefix}/push`]: {
+      put: {
+        ...common,
+        operationId: 'put_device_push',
+        summary: 'Register APNs tokens',
+        description: "The device's push-to-start (ActivityKit) and widget (WidgetKit) tokens. An omitted token is kept; `null` removes it.",
+        requestBody: jsonBody(components.ref('PushRegistration', 'input')),
+        responses: { ...done, ...r.deviceUnauthorized, ...body, ...r.unavailable },
+      },
+      delete: { ...common, operationId: 'delete_device_push', summary: 'Remove every APNs token of the device', responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable } },
+    },
+    [`${prefix}/activities/{owner}/{slug}/push`]: {
+      parameters: owned,
+      put: {
+        ...common,
+        operationId: 'put_activity_push_token',
+        summary: "Register a Live Activity's update token",
+        requestBody: jsonBody(components.ref('ActivityPushToken', 'input')),
+        responses: { ...done, ...r.deviceUnauthorized, ...r.notFound('No such activity, or not shown on this device.', 'Activity not found'), ...body, ...r.unavailable },
+      },
+      delete: {
+        ...common,
+        operationId: 'delete_activity_push_token',
+        summary: "Forget a Live Activity's update token",
+        description: 'Also `204` when there was none.',
+        responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable },
+      },
+    },
+    [`${prefix}/widgets`]: {
+      get: {
+        ...common,
+        operationId: 'list_device_widgets',
+        summary: 'Every widget shown on this device',
+        description: "Its account's widgets and those shared with it: what a widget extension fetches when a WidgetKit push tells it to reload.",
+        responses: { ...ok('The widgets.', 'DeviceWidgetList'), ...r.deviceUnauthorized, ...r.unavailable },
+      },
+    },
+    [`${prefix}/widgets/{owner}/{slug}`]: {
+      get: {
+        ...common,
+        operationId: 'get_device_widget',
+        summary: 'One widget shown on this device',
+        parameters: owned,
+        responses: { ...ok('The widget.', 'DeviceWidget'), ...r.deviceUnauthorized, ...r.notFound('No such widget, or not shown on this device.', 'Widget not found'), ...r.unavailable },
+      },
+    },
+    [`${prefix}/activities`]: {
+      get: {
+        ...common,
+        operationId: 'list_device_activities',
+        summary: 'Every live activity shown on this device',
+        description: 'So an app that was not running can catch up.',
+        responses: { ...ok('The live activities.', 'DeviceActivityList'), ...r.deviceUnauthorized, ...r.unavailable },
+      },
     },
   };
 }

@@ -12,3 +12,4 @@ export { validate } from './validate.js';
 export type { ValidationResult } from './validate.js';
 export * from './widgets/index.js';
 export * from './press.js';
+export * from './device-sync.js';

@@ -48,6 +48,25 @@ export interface DeviceRecord {
   tokenHash: string;
 }
 
+/** Which APNs environment a device's tokens belong to (the app's build decides it). */
+export type ApnsEnvironment = 'production' | 'sandbox';
+
+/** A device's APNs tokens (`PUT /device/push`): lower-case hex, or null when not registered. */
+export interface ApnsRegistration {
+  environment: ApnsEnvironment;
+  /** ActivityKit push-to-start token. */
+  pushToStart: string | null;
+  /** WidgetKit push token. */
+  widgets: string | null;
+}
+
+/** A change of a device's registration: a token `undefined` is kept as it is, `null` removes it. */
+export interface ApnsRegistrationUpdate {
+  environment: ApnsEnvironment;
+  pushToStart?: string | null;
+  widgets?: string | null;
+}
+
 /** The definition part of an activity, as set in the app. */
 export interface ActivityDefinition {
   accountId: string;

@@ -1,5 +1,7 @@
 import type {
   AbsentRecord,
+  ApnsRegistration,
+  ApnsRegistrationUpdate,
   AccountRecord,
   ActivityDefinition,
   ActivityRecord,
@@ -70,6 +72,7 @@ export interface Storage
     PressStore,
     PushThrottleStore,
     WebhookStore,
+    ApnsStore,
     HousekeepingStore {}
 
 /** Accounts (conformance concern `accounts`). */
@@ -299,6 +302,45 @@ export interface WebhookStore {
     slug: string,
   ): Promise<Record<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>>;
 
+}
+
+/**
+ * The devices' APNs tokens (real-devices §1; conformance concern `apnsRegistrations`):
+ * the push-to-start and WidgetKit tokens a device registered, and the update token each
+ * Live Activity of its account got on it. Tokens are opaque strings to the store (the core
+ * passes lower-case hex). They live and die with their device: `deleteDevice` (and
+ * `deleteAccount`) removes them, and so does `upsertDevice` when it changes the device's
+ * token hash or account. An activity's update tokens go with the activity.
+ */
+export interface ApnsStore {
+  /**
+   * `PUT /device/push`: sets the device's environment; a token `undefined` keeps the one
+   * registered, `null` removes it. False (nothing written) if no such device.
+   */
+  setApnsRegistration(deviceId: string, registration: ApnsRegistrationUpdate): Promise<boolean>;
+  /** The device's registration, or null when it has none (or does not exist). */
+  getApnsRegistration(deviceId: string): Promise<ApnsRegistration | null>;
+  /** `DELETE /device/push`: removes every APNs token of the device (registration and update tokens). */
+  removeApnsRegistration(deviceId: string): Promise<void>;
+  /**
+   * **ATOMIC.** Stores `token` as the update token of activity `accountId/slug` on the
+   * device, replacing any. False (nothing written) when there is no such device or activity,
+   * or the activity is not of the device's account (it is not shown there).
+   */
+  setActivityPushToken(deviceId: string, accountId: string, slug: string, token: string): Promise<boolean>;
+  /** The activity's update token on the device, or null. */
+  getActivityPushToken(deviceId: string, accountId: string, slug: string): Promise<string | null>;
+  /**
+   * **ATOMIC.** Forgets the activity's update token on the device; with `ifToken`, only while
+   * it is still that token (a token registered meanwhile, by a new Live Activity, stays).
+   */
+  forgetActivityPushToken(deviceId: string, accountId: string, slug: string, condition?: { ifToken?: string }): Promise<void>;
+  /**
+   * **ATOMIC.** APNs refused `token` for good: removes it wherever the device registered it
+   * (push-to-start, widgets, any activity's update token). A token the device does not hold
+   * is a no-op; the environment stays.
+   */
+  removeApnsToken(deviceId: string, token: string): Promise<void>;
 }
 
 /** Housekeeping and lifecycle (conformance concern `purge`). */

@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { Color, widgetTemplateNames } from '../../src/schemas/index.js';
 import type { ServiceError } from '../../src/errors.js';
 import { errorToResult } from '../../src/http/error-response.js';
+import { deviceRoutes, publisherRoutes } from '../../src/handlers/routes.js';
 import { strictShape } from '../../src/schemas/primitives.js';
 
 type Json = Record<string, any>;
@@ -57,7 +58,19 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every public operation, not /openapi.json', () => {
-    expect(Object.keys(doc.paths)).toEqual(['/activity/{activity_id}', '/widget/{slug}', '/widget/{slug}/webhooks', '/events', '/device/presses', '/device/stream']);
+    expect(Object.keys(doc.paths)).toEqual([
+      '/activity/{activity_id}',
+      '/widget/{slug}',
+      '/widget/{slug}/webhooks',
+      '/events',
+      '/device/presses',
+      '/device/stream',
+      '/device/push',
+      '/device/activities/{owner}/{slug}/push',
+      '/device/widgets',
+      '/device/widgets/{owner}/{slug}',
+      '/device/activities',
+    ]);
     expect(Object.keys(doc.paths['/events'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/device/presses'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/device/stream'])).toEqual(['get']);
@@ -267,6 +280,33 @@ describe('the whole public API', () => {
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
   });
 
+  // The drift guard for routes: a route added to the core without a description fails here.
+  it('lists every route the core serves (but /openapi.json), and nothing else', () => {
+    const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/:[^/]+/g, '{}');
+    const served = [...publisherRoutes.map((route) => [route.method, route.pattern]), ...deviceRoutes.map((route) => [route.method, `/device${route.pattern}`])]
+      .filter(([, pattern]) => pattern !== '/openapi.json')
+      .map(([method, pattern]) => `${method} ${shape(pattern!)}`);
+    const listed = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.keys(item as Json)
+        .filter((key) => key !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${shape(path)}`),
+    );
+    expect(listed.sort()).toEqual(served.sort());
+  });
+
+  it('the device sync API: APNs tokens in, what the device shows out', () => {
+    const push = doc.paths['/device/push'];
+    expect(push.put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushRegistration-Input' });
+    expect(Object.keys(push.put.responses)).toEqual(['204', '401', '413', '415', '422', '503']);
+    expect(component('PushRegistration', 'Input')).toMatchObject({ required: ['environment'], properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } } });
+    const token = doc.paths['/device/activities/{owner}/{slug}/push'];
+    expect(example(token.put, '404')).toEqual(result('activity_not_found'));
+    expect(doc.paths['/device/widgets'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DeviceWidgetList-Output' });
+    expect(component('DeviceWidget', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/WidgetContent-Output' }, { type: 'null' }] });
+    expect(component('DeviceActivity', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/ActivityContent-Output' }, { type: 'null' }] });
+    expect(component('DeviceActivity', 'Output').required).toEqual(['owner', 'slug', 'template', 'state', 'content', 'dismissal_delay_s', 'updated_at']);
+  });
+
   it('the device API follows where the host mounts it, or is left out', () => {
     expect(Object.keys((buildOpenApiDocument({ devicePath: '/phones/' }) as Json).paths)).toContain('/phones/presses');
     const without = buildOpenApiDocument({ devicePath: null }) as Json;
@@ -276,7 +316,11 @@ describe('the whole public API', () => {
   });
 
   it('every storage-backed operation can answer 503; every body 413 and 415; with the error table’s details', () => {
-    const operations: [string, Json][] = Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, operation]) => [`${method} ${path}`, operation as Json] as [string, Json]));
+    const operations: [string, Json][] = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json)
+        .filter(([key]) => key !== 'parameters')
+        .map(([method, operation]) => [`${method} ${path}`, operation as Json] as [string, Json]),
+    );
     const streams = ['get /events', 'get /device/stream'];
     for (const [name, operation] of operations) {
       if (streams.includes(name)) expect(operation.responses['503'], name).toBeUndefined();
@@ -285,7 +329,7 @@ describe('the whole public API', () => {
       expect(example(operation, '413'), name).toEqual(result('payload_too_large'));
       expect(example(operation, '415'), name).toEqual(result('unsupported_media_type'));
     }
-    expect(operations).toHaveLength(8);
+    expect(operations).toHaveLength(15);
   });
 
   it('request schemas carry no default (generators would make the field required); responses do', () => {

@@ -42,4 +42,5 @@ export const widgetRequests = {
 export const otherRequests = {
   webhooks: { webhooks: { '*': { url: 'https://example.com/hook' }, lamp: { url: 'https://example.com/{{action}}', method: 'PUT', secret: 's' } } },
   press: { owner: 'acme', slug: 'lights', request_id: '01J9Z3K8', action: 'lamp', value: true },
+  push: { environment: 'sandbox', widgets: 'ab'.repeat(32) },
 } as const;

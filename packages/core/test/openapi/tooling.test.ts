@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
-import { activityDataSchema, pressReport, validate, widgetDataSchema } from '../../src/schemas/index.js';
+import { activityDataSchema, pressReport, pushRegistration, validate, widgetDataSchema } from '../../src/schemas/index.js';
 import { WebhookMapInput } from '../../src/webhooks/map-schema.js';
 import { activityRequests, otherRequests, widgetRequests } from './request-samples.js';
 
@@ -48,6 +48,7 @@ describe('openapi-typescript types', () => {
     for (const [name, body] of Object.entries(widgetRequests)) expect(validate(widgetDataSchema, withTemplate(name, body)).success, name).toBe(true);
     expect(validate(WebhookMapInput, otherRequests.webhooks).success).toBe(true);
     expect(validate(pressReport, otherRequests.press).success).toBe(true);
+    expect(validate(pushRegistration, otherRequests.push).success).toBe(true);
   });
 
   it('accept a typed request of every template, and refuse incomplete ones', () => {
@@ -64,10 +65,12 @@ describe('openapi-typescript types', () => {
         `type Widget = ${body('/widget/{slug}', 'patch')};`,
         `type Webhooks = ${body('/widget/{slug}/webhooks', 'put')};`,
         `type Press = ${body('/device/presses', 'post')};`,
+        `type Push = ${body('/device/push', 'put')};`,
         ...assign('Activity', activityRequests),
         ...assign('Widget', widgetRequests),
         `export const Webhooks_map: Webhooks = ${JSON.stringify(otherRequests.webhooks)};`,
         `export const Press_toggle: Press = ${JSON.stringify(otherRequests.press)};`,
+        `export const Push_widgets: Push = ${JSON.stringify(otherRequests.push)};`,
         // The types are not `any`: a missing required field, a wrong enum value, an unknown field.
         '// @ts-expect-error value is required',
         "export const missingValue: Widget = { content: { template: 'gauge' } };",

@@ -1,0 +1,61 @@
+/**
+ * `@tilecast/adapter-fastify`: serves Tilecast from a Fastify app as an encapsulated
+ * plugin. It only translates: the Node I/O comes from `@tilecast/adapter-node-http`,
+ * every rule from `@tilecast/core`.
+ */
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { handleNodeRequest, splitUrl, type TilecastHandler } from '@tilecast/adapter-node-http';
+
+export type { TilecastHandler } from '@tilecast/adapter-node-http';
+
+export interface TilecastPluginOptions {
+  /** What to serve under the registration's `prefix`: the Tilecast instance, or its `device` handler. */
+  handler: TilecastHandler;
+}
+
+/** A handler that may say which paths are its own (a newer core's `owns`); without it, every path is. */
+type Mountable = TilecastHandler & { owns?(path: string): boolean };
+
+/**
+ * A Fastify plugin serving Tilecast under the registration's `prefix`:
+ * `app.register(tilecastPlugin, { prefix: '/tilecast', handler: tilecast })`.
+ *
+ * Encapsulated (register it, do not wrap it in `fastify-plugin`): its one wildcard route
+ * and its pass-through body parser stay inside it, so the host keeps its own routes,
+ * parsers, hooks, 404 and error handlers. A request for Tilecast is handed over in a
+ * route-level `preParsing` hook, after the host's `onRequest` and `preParsing` hooks and
+ * before Fastify looks at the body (its own `415` or `400` would come before Tilecast's
+ * authentication): the core reads the raw body and answers in the specified order. Any
+ * other path under the prefix goes to the host's 404 handler.
+ */
+export const tilecastPlugin: FastifyPluginCallback<TilecastPluginOptions> = (instance, options, done) => {
+  const handler: Mountable = options.handler;
+  const prefix = instance.prefix;
+  // Only paths the handler does not own get this far (the hook answers the rest): they
+  // reach the host's 404 handler with their body unread, as for any path without a route.
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null));
+  const serve = (request: FastifyRequest, reply: FastifyReply, _payload: unknown, next: () => void) => {
+    const url = relativeUrl(request.url, prefix);
+    if (handler.owns !== undefined && !handler.owns(splitUrl(url).path)) return next();
+    // Headers the host's hooks set (CORS, say) live on the reply until Fastify sends it;
+    // Tilecast writes the raw response, so they are carried over first.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    void handleNodeRequest(handler, request.raw, reply.raw, { url });
+    next();
+  };
+  const notOurs = (_request: FastifyRequest, reply: FastifyReply) => void reply.callNotFound();
+  // Every method Fastify routes: the core answers `405` with `Allow` for a known path.
+  // `/` under the prefix is the prefix itself (with and without its trailing slash).
+  for (const url of ['/', '/*']) {
+    instance.route({ method: instance.supportedMethods, url, exposeHeadRoute: false, preParsing: serve, handler: notOurs });
+  }
+  done();
+};
+
+/** The request target relative to the prefix the route matched under (`/` for the prefix itself). */
+function relativeUrl(url: string, prefix: string): string {
+  const rest = url.slice(prefix.length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}

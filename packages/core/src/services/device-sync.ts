@@ -1,0 +1,122 @@
+import type { TilecastContext } from '../context.js';
+import { fail } from '../errors.js';
+import { activityPushToken, pushRegistration, validate } from '../schemas/index.js';
+import type { ActivityRecord, DeviceRecord, WidgetRecord } from '../storage/records.js';
+
+/**
+ * The device sync API (real-devices §1): the APNs tokens a phone registers, and what a
+ * widget extension or a relaunched app reads. Every write goes to the store after
+ * validation only: tokens are hex (so always holdable) and stored lower case.
+ */
+
+/** `PUT /device/push`. */
+export async function registerPush(context: TilecastContext, device: DeviceRecord, body: unknown): Promise<void> {
+  const parsed = validate(pushRegistration, body, ['body']);
+  if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
+  const { environment, push_to_start, widgets } = parsed.output;
+  const written = await context.storage.setApnsRegistration(device.id, {
+    environment,
+    pushToStart: lowerCase(push_to_start),
+    widgets: lowerCase(widgets),
+  });
+  // The device was removed since it authenticated: its credentials no longer hold.
+  if (!written) fail({ kind: 'unauthorized' });
+}
+
+/** `DELETE /device/push`: every APNs token of the device, update tokens included. */
+export function removePush(context: TilecastContext, device: DeviceRecord): Promise<void> {
+  return context.storage.removeApnsRegistration(device.id);
+}
+
+/** `PUT /device/activities/{owner}/{slug}/push`. */
+export async function registerActivityToken(
+  context: TilecastContext,
+  device: DeviceRecord,
+  activity: { owner: string; slug: string },
+  body: unknown,
+): Promise<void> {
+  const parsed = validate(activityPushToken, body, ['body']);
+  if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
+  // Activities are shown on the devices of their account only; the store checks it in the write.
+  const written =
+    activity.owner === device.accountId &&
+    (await context.storage.setActivityPushToken(device.id, activity.owner, activity.slug, parsed.output.token.toLowerCase()));
+  if (!written) fail({ kind: 'activity_not_found' });
+}
+
+/** `DELETE /device/activities/{owner}/{slug}/push`: `204` also when there was none. */
+export function forgetActivityToken(context: TilecastContext, device: DeviceRecord, activity: { owner: string; slug: string }): Promise<void> {
+  return context.storage.forgetActivityPushToken(device.id, activity.owner, activity.slug);
+}
+
+/** `GET /device/widgets`: the account's widgets, then those shared with the device. */
+export async function listDeviceWidgets(context: TilecastContext, device: DeviceRecord): Promise<{ widgets: DeviceWidget[] }> {
+  const [own, shared] = await Promise.all([
+    context.storage.listWidgets(device.accountId),
+    context.storage.listWidgetsSharedWith(device.id),
+  ]);
+  return { widgets: [...own, ...shared].map(deviceWidget) };
+}
+
+/** `GET /device/widgets/{owner}/{slug}`: `404 Widget not found` unless shown on this device. */
+export async function getDeviceWidget(context: TilecastContext, device: DeviceRecord, owner: string, slug: string): Promise<DeviceWidget> {
+  const { storage } = context;
+  const [widget, shares] = await Promise.all([
+    storage.getWidget(owner, slug),
+    owner === device.accountId ? null : storage.listWidgetShares(owner, slug),
+  ]);
+  if (widget === null || (shares !== null && !shares.includes(device.id))) fail({ kind: 'widget_not_found' });
+  return deviceWidget(widget);
+}
+
+/** `GET /device/activities`: the live activities of the device's account. */
+export async function listDeviceActivities(context: TilecastContext, device: DeviceRecord): Promise<{ activities: DeviceActivity[] }> {
+  const activities = await context.storage.listActivities(device.accountId);
+  return { activities: activities.filter((activity) => activity.live).map(deviceActivity) };
+}
+
+export interface DeviceWidget {
+  owner: string;
+  slug: string;
+  template: string;
+  content: unknown;
+  stale_after: number | null;
+  updated_at: string | null;
+  privacy: WidgetRecord['privacy'];
+}
+
+export interface DeviceActivity {
+  owner: string;
+  slug: string;
+  template: string;
+  state: ActivityRecord['state'];
+  content: unknown;
+  dismissal_delay_s: number;
+  updated_at: string | null;
+}
+
+function deviceWidget(widget: WidgetRecord): DeviceWidget {
+  return {
+    owner: widget.accountId,
+    slug: widget.slug,
+    template: widget.template,
+    content: widget.updatedAt === null ? null : widget.content,
+    stale_after: widget.staleAfter,
+    updated_at: widget.updatedAt,
+    privacy: widget.privacy,
+  };
+}
+
+function deviceActivity(activity: ActivityRecord): DeviceActivity {
+  return {
+    owner: activity.accountId,
+    slug: activity.slug,
+    template: activity.template,
+    state: activity.state,
+    content: activity.content,
+    dismissal_delay_s: activity.dismissalDelayS,
+    updated_at: activity.updatedAt,
+  };
+}
+
+const lowerCase = (token: string | null | undefined): string | null | undefined => (typeof token === 'string' ? token.toLowerCase() : token);

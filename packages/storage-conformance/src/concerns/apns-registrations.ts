@@ -1,0 +1,230 @@
+import type { ApnsRegistration, Storage } from '@tilecast/core/storage';
+import { expect, it } from 'vitest';
+import { type GetHandles, newAccount, newActivity, newDevice, randomHash, uid } from '../harness.js';
+
+/** A random lower-case hex APNs token, as the core passes them. */
+const apnsToken = (): string => randomHash();
+
+const BAD = ['a\u0000b', 'a\uD800b'];
+
+async function deviceWithActivity(storage: Storage) {
+  const account = await newAccount(storage);
+  const device = await newDevice(storage, account.id);
+  const activity = await newActivity(storage, account.id);
+  return { account, device, activity };
+}
+
+export function apnsRegistrationTests(get: GetHandles): void {
+  it('setApnsRegistration registers tokens: an omitted token is kept, null removes it, the environment is replaced', async () => {
+    const { storage, peer } = get();
+    const { device } = await deviceWithActivity(storage);
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    const [start, widgets, next] = [apnsToken(), apnsToken(), apnsToken()];
+    expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: start })).toBe(true);
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null });
+    expect(await peer.setApnsRegistration(device.id, { environment: 'production', widgets })).toBe(true);
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: start, widgets });
+    expect(await storage.setApnsRegistration(device.id, { environment: 'production', pushToStart: null, widgets: next })).toBe(true);
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: next });
+    expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox' })).toBe(true);
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: next });
+  });
+
+  it('setApnsRegistration is false and writes nothing for a device that does not exist', async () => {
+    const { storage } = get();
+    const missing = uid('missing');
+    expect(await storage.setApnsRegistration(missing, { environment: 'sandbox', widgets: apnsToken() })).toBe(false);
+    expect(await storage.getApnsRegistration(missing)).toBeNull();
+  });
+
+  it('a registration read is a copy', async () => {
+    const { storage } = get();
+    const { device } = await deviceWithActivity(storage);
+    const widgets = apnsToken();
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets });
+    const read = (await storage.getApnsRegistration(device.id)) as ApnsRegistration;
+    read.widgets = null;
+    read.environment = 'production';
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets });
+  });
+
+  it('setActivityPushToken stores one token per device and activity, replacing; false for a missing device, a missing activity or another account\'s activity', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const other = await deviceWithActivity(storage);
+    const [first, second] = [apnsToken(), apnsToken()];
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+    expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, first)).toBe(true);
+    expect(await peer.getActivityPushToken(device.id, account.id, activity.slug)).toBe(first);
+    expect(await peer.setActivityPushToken(device.id, account.id, activity.slug, second)).toBe(true);
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBe(second);
+
+    expect(await storage.setActivityPushToken(uid('missing'), account.id, activity.slug, first)).toBe(false);
+    expect(await storage.setActivityPushToken(device.id, account.id, uid('missing'), first)).toBe(false);
+    // An activity of another account is not shown on this device.
+    expect(await storage.setActivityPushToken(device.id, other.account.id, other.activity.slug, first)).toBe(false);
+    expect(await storage.getActivityPushToken(device.id, other.account.id, other.activity.slug)).toBeNull();
+    // Other devices and activities are untouched.
+    expect(await storage.getActivityPushToken(other.device.id, account.id, activity.slug)).toBeNull();
+  });
+
+  it('forgetActivityPushToken with ifToken forgets only while the token is still that one (an update token is forgotten after end)', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const [ended, fresh] = [apnsToken(), apnsToken()];
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, ended);
+    // The app registered a new Live Activity's token before the end was sent: it stays.
+    await peer.setActivityPushToken(device.id, account.id, activity.slug, fresh);
+    await storage.forgetActivityPushToken(device.id, account.id, activity.slug, { ifToken: ended });
+    expect(await peer.getActivityPushToken(device.id, account.id, activity.slug)).toBe(fresh);
+    await storage.forgetActivityPushToken(device.id, account.id, activity.slug, { ifToken: fresh });
+    expect(await peer.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+    // Without a condition (`DELETE /device/activities/.../push`), whatever the token; twice is fine.
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, ended);
+    await peer.forgetActivityPushToken(device.id, account.id, activity.slug);
+    await peer.forgetActivityPushToken(device.id, account.id, activity.slug);
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+  });
+
+  it('a token removed by an APNs answer stays removed on every instance, wherever the device registered it', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const second = await newActivity(storage, account.id);
+    const [dead, kept, update] = [apnsToken(), apnsToken(), apnsToken()];
+    await storage.setApnsRegistration(device.id, { environment: 'production', pushToStart: dead, widgets: kept });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, dead);
+    await storage.setActivityPushToken(device.id, account.id, second.slug, update);
+    await peer.removeApnsToken(device.id, dead);
+    for (const handle of [storage, peer]) {
+      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: kept });
+      expect(await handle.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+      expect(await handle.getActivityPushToken(device.id, account.id, second.slug)).toBe(update);
+    }
+    await storage.removeApnsToken(device.id, kept);
+    await storage.removeApnsToken(device.id, apnsToken()); // not held: a no-op
+    await storage.removeApnsToken(uid('missing'), kept);
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: null });
+    expect(await peer.getActivityPushToken(device.id, account.id, second.slug)).toBe(update);
+  });
+
+  it('removeApnsToken touches only the named device', async () => {
+    const { storage, peer } = get();
+    const { account, device } = await deviceWithActivity(storage);
+    const twin = await newDevice(storage, account.id);
+    const shared = apnsToken(); // no two devices share a token, but a store must not assume it
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: shared });
+    await storage.setApnsRegistration(twin.id, { environment: 'sandbox', widgets: shared });
+    await peer.removeApnsToken(device.id, shared);
+    expect((await storage.getApnsRegistration(twin.id))?.widgets).toBe(shared);
+  });
+
+  it('removeApnsRegistration removes every APNs token of the device, update tokens included', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const keeper = await newDevice(storage, account.id);
+    for (const id of [device.id, keeper.id]) {
+      await storage.setApnsRegistration(id, { environment: 'sandbox', pushToStart: apnsToken(), widgets: apnsToken() });
+      await storage.setActivityPushToken(id, account.id, activity.slug, apnsToken());
+    }
+    await peer.removeApnsRegistration(device.id);
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+    expect(await storage.getApnsRegistration(keeper.id)).not.toBeNull();
+    expect(await storage.getActivityPushToken(keeper.id, account.id, activity.slug)).not.toBeNull();
+    await peer.removeApnsRegistration(device.id); // again: a no-op
+    await peer.removeApnsRegistration(uid('missing'));
+  });
+
+  it('a device that is removed loses its registrations (a new device of the same id starts with none)', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: apnsToken(), widgets: apnsToken() });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken());
+    expect(await peer.deleteDevice(device.id)).toBe(true);
+    await storage.upsertDevice({ ...device, tokenHash: randomHash() });
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+  });
+
+  it('a device removed with its account loses its registrations', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: apnsToken() });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken());
+    expect(await peer.deleteAccount(account.id)).toBe(true);
+    await storage.upsertAccount(account);
+    await storage.upsertDevice(device);
+    await storage.putActivity({ accountId: account.id, slug: activity.slug, template: activity.template, dismissalDelayS: 30 });
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+  });
+
+  it('a device whose token changes, or that moves to another account, loses its registrations; the same token keeps them', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const register = async () => {
+      await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: apnsToken(), widgets: apnsToken() });
+      await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken());
+    };
+    await register();
+    await peer.upsertDevice({ ...device }); // unchanged: kept
+    expect(await storage.getApnsRegistration(device.id)).not.toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).not.toBeNull();
+
+    const rotated = { ...device, tokenHash: randomHash() };
+    await peer.upsertDevice(rotated);
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+
+    await register();
+    const elsewhere = await newAccount(storage);
+    await peer.upsertDevice({ ...rotated, accountId: elsewhere.id });
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+  });
+
+  it('an activity that is removed loses its update tokens; the device keeps its other tokens', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const other = await newActivity(storage, account.id);
+    const [token, otherToken, widgets] = [apnsToken(), apnsToken(), apnsToken()];
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, token);
+    await storage.setActivityPushToken(device.id, account.id, other.slug, otherToken);
+    expect(await peer.deleteActivity(account.id, activity.slug)).toBe(true);
+    await storage.putActivity({ accountId: account.id, slug: activity.slug, template: activity.template, dismissalDelayS: 30 });
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+    expect(await storage.getActivityPushToken(device.id, account.id, other.slug)).toBe(otherToken);
+    expect((await storage.getApnsRegistration(device.id))?.widgets).toBe(widgets);
+  });
+
+  it('values no store can hold: keys name nothing, a token is refused with a TypeError when it would be written', async () => {
+    const { storage } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const token = apnsToken();
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: token });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, token);
+    for (const bad of BAD) {
+      expect(await storage.setApnsRegistration(bad, { environment: 'sandbox', widgets: token })).toBe(false);
+      expect(await storage.getApnsRegistration(bad)).toBeNull();
+      await storage.removeApnsRegistration(bad);
+      expect(await storage.setActivityPushToken(bad, account.id, activity.slug, token)).toBe(false);
+      expect(await storage.setActivityPushToken(device.id, bad, activity.slug, token)).toBe(false);
+      expect(await storage.setActivityPushToken(device.id, account.id, bad, token)).toBe(false);
+      expect(await storage.getActivityPushToken(bad, account.id, activity.slug)).toBeNull();
+      expect(await storage.getActivityPushToken(device.id, account.id, bad)).toBeNull();
+      await storage.forgetActivityPushToken(bad, account.id, activity.slug);
+      await storage.forgetActivityPushToken(device.id, account.id, activity.slug, { ifToken: bad });
+      await storage.removeApnsToken(device.id, bad);
+      await storage.removeApnsToken(bad, token);
+      // A missing device or activity answers first; an existing one refuses the write.
+      expect(await storage.setApnsRegistration(uid('missing'), { environment: 'sandbox', widgets: bad })).toBe(false);
+      expect(await storage.setActivityPushToken(device.id, account.id, uid('missing'), bad)).toBe(false);
+      await expect(storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: bad })).rejects.toThrow(TypeError);
+      await expect(storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: bad })).rejects.toThrow(TypeError);
+      await expect(storage.setActivityPushToken(device.id, account.id, activity.slug, bad)).rejects.toThrow(TypeError);
+    }
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token });
+    expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBe(token);
+  });
+}

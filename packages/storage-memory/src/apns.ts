@@ -1,0 +1,76 @@
+import { isHoldable, refuseUnholdable, type ApnsStore } from '@tilecast/core/storage';
+import { pairKey, type MemoryState } from './state.js';
+
+/** Every APNs token of the device goes (device removed, its token or account changed, `DELETE /device/push`). */
+export function forgetApnsOf(state: MemoryState, deviceId: string): void {
+  state.apns.delete(deviceId);
+  state.activityPushTokens.delete(deviceId);
+}
+
+/** An activity removed: its update tokens on its account's devices go with it. */
+export function forgetActivityPushTokens(state: MemoryState, accountId: string, slug: string): void {
+  const key = pairKey(accountId, slug);
+  for (const deviceId of state.devicesByAccount.get(accountId) ?? []) {
+    const tokens = state.activityPushTokens.get(deviceId);
+    tokens?.delete(key);
+    if (tokens?.size === 0) state.activityPushTokens.delete(deviceId);
+  }
+}
+
+export function apnsMethods(state: MemoryState): ApnsStore {
+  return {
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }) {
+      if (!state.devices.has(deviceId)) return false;
+      for (const token of [pushToStart, widgets]) if (typeof token === 'string') refuseUnholdable('an APNs token', token);
+      const previous = state.apns.get(deviceId);
+      state.apns.set(deviceId, {
+        environment,
+        pushToStart: pushToStart === undefined ? (previous?.pushToStart ?? null) : pushToStart,
+        widgets: widgets === undefined ? (previous?.widgets ?? null) : widgets,
+      });
+      return true;
+    },
+
+    async getApnsRegistration(deviceId) {
+      const found = state.apns.get(deviceId);
+      return found === undefined ? null : { ...found };
+    },
+
+    async removeApnsRegistration(deviceId) {
+      forgetApnsOf(state, deviceId);
+    },
+
+    async setActivityPushToken(deviceId, accountId, slug, token) {
+      const device = state.devices.get(deviceId);
+      if (device === undefined || device.accountId !== accountId || !state.activities.get(accountId)?.has(slug)) return false;
+      refuseUnholdable('an APNs token', token);
+      let tokens = state.activityPushTokens.get(deviceId);
+      if (tokens === undefined) state.activityPushTokens.set(deviceId, (tokens = new Map()));
+      tokens.set(pairKey(accountId, slug), token);
+      return true;
+    },
+
+    async getActivityPushToken(deviceId, accountId, slug) {
+      return state.activityPushTokens.get(deviceId)?.get(pairKey(accountId, slug)) ?? null;
+    },
+
+    async forgetActivityPushToken(deviceId, accountId, slug, condition) {
+      const tokens = state.activityPushTokens.get(deviceId);
+      const key = pairKey(accountId, slug);
+      const held = tokens?.get(key);
+      if (held === undefined || (condition?.ifToken !== undefined && condition.ifToken !== held)) return;
+      tokens!.delete(key);
+      if (tokens!.size === 0) state.activityPushTokens.delete(deviceId);
+    },
+
+    async removeApnsToken(deviceId, token) {
+      if (!isHoldable(token)) return;
+      const registration = state.apns.get(deviceId);
+      if (registration?.pushToStart === token) registration.pushToStart = null;
+      if (registration?.widgets === token) registration.widgets = null;
+      const tokens = state.activityPushTokens.get(deviceId);
+      for (const [key, value] of tokens ?? []) if (value === token) tokens!.delete(key);
+      if (tokens?.size === 0) state.activityPushTokens.delete(deviceId);
+    },
+  };
+}

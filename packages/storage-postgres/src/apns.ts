@@ -1,0 +1,101 @@
+import type { ApnsEnvironment, ApnsRegistration, ApnsStore } from '@tilecast/core/storage';
+import { type Ctx, isForeignKeyViolation } from './db.js';
+
+interface RegistrationRow {
+  environment: ApnsEnvironment;
+  push_to_start: string | null;
+  widgets: string | null;
+}
+
+const toRegistration = (row: RegistrationRow): ApnsRegistration => ({
+  environment: row.environment,
+  pushToStart: row.push_to_start,
+  widgets: row.widgets,
+});
+
+/** An insert whose parent row (device, activity) went away meanwhile wrote nothing: false. */
+async function insertedAny(insert: Promise<{ rowCount?: number | null }>): Promise<boolean> {
+  try {
+    return ((await insert).rowCount ?? 0) > 0;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) return false;
+    throw error;
+  }
+}
+
+export function apnsMethods({ db, t }: Ctx): ApnsStore {
+  return {
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }) {
+      return insertedAny(
+        db.query(
+          `INSERT INTO ${t.apnsRegistrations} (device_id, environment, push_to_start, widgets)
+           SELECT id, $2, $3, $4 FROM ${t.devices} WHERE id = $1
+           ON CONFLICT (device_id) DO UPDATE SET
+             environment = EXCLUDED.environment,
+             push_to_start = CASE WHEN $5::boolean THEN EXCLUDED.push_to_start ELSE ${t.apnsRegistrations}.push_to_start END,
+             widgets = CASE WHEN $6::boolean THEN EXCLUDED.widgets ELSE ${t.apnsRegistrations}.widgets END`,
+          [deviceId, environment, pushToStart ?? null, widgets ?? null, pushToStart !== undefined, widgets !== undefined],
+        ),
+      );
+    },
+
+    async getApnsRegistration(deviceId) {
+      const { rows } = await db.query<RegistrationRow>(
+        `SELECT environment, push_to_start, widgets FROM ${t.apnsRegistrations} WHERE device_id = $1`,
+        [deviceId],
+      );
+      return rows[0] ? toRegistration(rows[0]) : null;
+    },
+
+    async removeApnsRegistration(deviceId) {
+      await db.query(
+        `WITH registration AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1)
+         DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1`,
+        [deviceId],
+      );
+    },
+
+    async setActivityPushToken(deviceId, accountId, slug, token) {
+      // Written only for an activity of the device's own account, in the one statement.
+      return insertedAny(
+        db.query(
+          `INSERT INTO ${t.apnsActivityTokens} (device_id, account_id, slug, token)
+           SELECT d.id, a.account_id, a.slug, $4
+           FROM ${t.devices} d JOIN ${t.activities} a ON a.account_id = d.account_id AND a.slug = $3
+           WHERE d.id = $1 AND d.account_id = $2
+           ON CONFLICT (device_id, account_id, slug) DO UPDATE SET token = EXCLUDED.token`,
+          [deviceId, accountId, slug, token],
+        ),
+      );
+    },
+
+    async getActivityPushToken(deviceId, accountId, slug) {
+      const { rows } = await db.query<{ token: string }>(
+        `SELECT token FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND account_id = $2 AND slug = $3`,
+        [deviceId, accountId, slug],
+      );
+      return rows[0]?.token ?? null;
+    },
+
+    async forgetActivityPushToken(deviceId, accountId, slug, condition) {
+      await db.query(
+        `DELETE FROM ${t.apnsActivityTokens}
+         WHERE device_id = $1 AND account_id = $2 AND slug = $3 AND ($4::text IS NULL OR token = $4)`,
+        [deviceId, accountId, slug, condition?.ifToken ?? null],
+      );
+    },
+
+    async removeApnsToken(deviceId, token) {
+      await db.query(
+        `WITH registration AS (
+           UPDATE ${t.apnsRegistrations} SET
+             push_to_start = CASE WHEN push_to_start = $2 THEN NULL ELSE push_to_start END,
+             widgets = CASE WHEN widgets = $2 THEN NULL ELSE widgets END
+           WHERE device_id = $1 AND (push_to_start = $2 OR widgets = $2)
+         )
+         DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND token = $2`,
+        [deviceId, token],
+      );
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
+import { gaugeContent, progressUpdate, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
+import { createManualClock, type ManualClock } from '../support/manual-clock.js';
+
+const HEX = 'aBcDeF0123456789'.repeat(4); // 64 characters, mixed case
+const HEX2 = '0f'.repeat(40);
+
+describe.each(adapters)('device sync API through %s', (adapter) => {
+  let api: ApiServer;
+  let f: Fixture;
+  let clock: ManualClock;
+  const device = (method: string, path: string, options: { body?: unknown; raw?: string; contentType?: string | null; token?: string } = {}) =>
+    request(api, method, `/device${path}`, { authorization: `Device ${options.token ?? f.deviceToken}`, ...options, token: undefined });
+
+  beforeEach(async () => {
+    clock = createManualClock();
+    api = await startApi(adapter, { clock });
+    f = await seedFixture(api.tilecast);
+  });
+  afterEach(() => api.close());
+
+  describe('PUT /device/push', () => {
+    it('204; tokens stored lower case; an omitted token is kept, null removes it', async () => {
+      const put = await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
+      expect(put.status).toBe(204);
+      expect(put.body).toBeNull();
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'sandbox', pushToStart: HEX.toLowerCase(), widgets: HEX2 });
+      expect((await device('PUT', '/push', { body: { environment: 'production', widgets: null } })).status).toBe(204);
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'production', pushToStart: HEX.toLowerCase(), widgets: null });
+      expect((await device('PUT', '/push', { body: { environment: 'production' } })).status).toBe(204);
+      expect((await api.storage.getApnsRegistration('acme-phone'))?.pushToStart).toBe(HEX.toLowerCase());
+    });
+
+    it('422 field errors: environment required and one of two, hex of 16 to 512, no coercion, unknown fields refused', async () => {
+      const cases: [unknown, { loc: (string | number)[]; type: string }[]][] = [
+        [{}, [{ loc: ['body', 'environment'], type: 'missing' }]],
+        [{ environment: 'staging' }, [{ loc: ['body', 'environment'], type: 'enum' }]],
+        [{ environment: 'sandbox', widgets: 'xyz'.repeat(8) }, [{ loc: ['body', 'widgets'], type: 'string_pattern_mismatch' }]],
+        [{ environment: 'sandbox', widgets: 'ab'.repeat(7) }, [{ loc: ['body', 'widgets'], type: 'string_too_short' }]],
+        [{ environment: 'sandbox', push_to_start: 'a'.repeat(513) }, [{ loc: ['body', 'push_to_start'], type: 'string_too_long' }]],
+        [{ environment: 'sandbox', push_to_start: 1234567890123456 }, [{ loc: ['body', 'push_to_start'], type: 'string_type' }]],
+        [{ environment: 'sandbox', token: HEX }, [{ loc: ['body', 'token'], type: 'extra_forbidden' }]],
+        [[], [{ loc: ['body'], type: 'dict_type' }]],
+      ];
+      for (const [body, expected] of cases) {
+        const reply = await device('PUT', '/push', { body });
+        expect(reply.status, JSON.stringify(body)).toBe(422);
+        expect(reply.body.detail.map(({ loc, type }: { loc: unknown; type: unknown }) => ({ loc, type })), JSON.stringify(body)).toEqual(expected);
+      }
+      // 16 and 512 characters are accepted.
+      expect((await device('PUT', '/push', { body: { environment: 'sandbox', widgets: 'A'.repeat(16), push_to_start: 'b'.repeat(512) } })).status).toBe(204);
+    });
+
+    it('refuses a body as the rest of the device API does: 415, 413, 422 json_invalid, 401 first', async () => {
+      expect((await device('PUT', '/push', { raw: '{"environment":"sandbox"}', contentType: 'text/plain' })).status).toBe(415);
+      const big = await device('PUT', '/push', { raw: JSON.stringify({ environment: 'sandbox', pad: 'x'.repeat(70_000) }) });
+      expect(big.status).toBe(413);
+      expect(big.body).toEqual({ detail: 'Request body too large' });
+      const bad = await device('PUT', '/push', { raw: '{"environment":' });
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].type).toBe('json_invalid');
+      const unauthorized = await request(api, 'PUT', '/device/push', { body: { environment: 'sandbox' } });
+      expect(unauthorized.status).toBe(401);
+      expect(unauthorized.body).toEqual({ detail: 'Could not validate credentials' });
+      // A publisher token is not a device token.
+      expect((await request(api, 'PUT', '/device/push', { authorization: `Device ${f.acme}`, body: { environment: 'sandbox' } })).status).toBe(401);
+      expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
+    });
+
+    it('a NUL or a lone surrogate never reaches the store: 422 string_unicode', async () => {
+      const reply = await device('PUT', '/push', { raw: '{"environment":"sandbox","widgets":"\\u0000abcdefabcdefabcdef"}' });
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail[0].type).toBe('string_unicode');
+    });
+  });
+
+  it('DELETE /device/push removes every APNs token of the device, update tokens included (204, also again)', async () => {
+    await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
+    await device('PUT', '/activities/acme/build/push', { body: { token: HEX2 } });
+    expect((await device('DELETE', '/push')).status).toBe(204);
+    expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
+    expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBeNull();
+    expect((await device('DELETE', '/push')).status).toBe(204);
+    expect((await request(api, 'DELETE', '/device/push')).status).toBe(401);
+  });
+
+  describe('PUT and DELETE /device/activities/{owner}/{slug}/push', () => {
+    it('stores the update token lower case (204); DELETE forgets it (204, also when there is none)', async () => {
+      expect((await device('PUT', '/activities/acme/build/push', { body: { token: HEX } })).status).toBe(204);
+      expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBe(HEX.toLowerCase());
+      expect((await device('DELETE', '/activities/acme/build/push')).status).toBe(204);
+      expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBeNull();
+      expect((await device('DELETE', '/activities/acme/build/push')).status).toBe(204);
+    });
+
+    it('404 Activity not found when the activity does not exist or is not shown on this device', async () => {
+      for (const path of ['/activities/acme/nope/push', '/activities/other/secret/push', '/activities/%00/build/push']) {
+        const reply = await device('PUT', path, { body: { token: HEX } });
+        expect(reply.status, path).toBe(404);
+        expect(reply.body).toEqual({ detail: 'Activity not found' });
+      }
+      // The guest phone (account `other`) does not show acme's activities.
+      const guest = await device('PUT', '/activities/acme/build/push', { body: { token: HEX }, token: f.guestToken });
+      expect(guest.status).toBe(404);
+    });
+
+    it('422 for a body that is not {"token": <hex>}', async () => {
+      for (const body of [{}, { token: 'nothex-nothex-nothex' }, { token: HEX, extra: 1 }, { token: null }]) {
+        expect((await device('PUT', '/activities/acme/build/push', { body })).status, JSON.stringify(body)).toBe(422);
+      }
+      expect((await device('PUT', '/activities/acme/build/push', { raw: 'x', contentType: 'text/plain' })).status).toBe(415);
+    });
+  });
+
+  describe('GET /device/widgets', () => {
+    it('every widget shown on the device: its account\'s (null content before the first publish) and those shared with it', async () => {
+      await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content: switchboardContent() } });
+      const published = new Date(clock.now()).toISOString();
+      const own = await device('GET', '/widgets');
+      expect(own.status).toBe(200);
+      expect(own.body.widgets.map((w: { slug: string }) => w.slug)).toEqual(['boiler', 'lights']);
+      expect(own.body.widgets[0]).toEqual({ owner: 'acme', slug: 'boiler', template: 'gauge', content: null, stale_after: 3600, updated_at: null, privacy: 'visible' });
+      expect(own.body.widgets[1]).toMatchObject({ owner: 'acme', slug: 'lights', template: 'switchboard', updated_at: published });
+      expect(Object.keys(own.body.widgets[1])).toEqual(['owner', 'slug', 'template', 'content', 'stale_after', 'updated_at', 'privacy']);
+      expect(own.body.widgets[1].content.template).toBe('switchboard');
+      const guest = await device('GET', '/widgets', { token: f.guestToken });
+      expect(guest.body.widgets.map((w: { owner: string; slug: string }) => `${w.owner}/${w.slug}`)).toEqual(['other/secret-widget', 'acme/lights']);
+    });
+
+    it('GET /device/widgets/{owner}/{slug}: one of them, or 404 Widget not found', async () => {
+      await request(api, 'PATCH', '/widget/boiler', { token: f.acme, body: { content: gaugeContent(30) } });
+      const one = await device('GET', '/widgets/acme/boiler');
+      expect(one.status).toBe(200);
+      expect(one.body).toMatchObject({ owner: 'acme', slug: 'boiler', template: 'gauge', content: { value: 30 } });
+      expect((await device('GET', '/widgets/acme/lights', { token: f.guestToken })).status).toBe(200);
+      for (const [path, token] of [['/widgets/acme/boiler', f.guestToken], ['/widgets/other/secret-widget', f.deviceToken], ['/widgets/acme/nope', f.deviceToken]] as const) {
+        const reply = await device('GET', path, { token });
+        expect(reply.status, path).toBe(404);
+        expect(reply.body).toEqual({ detail: 'Widget not found' });
+      }
+      expect((await request(api, 'GET', '/device/widgets/acme/boiler')).status).toBe(401);
+    });
+  });
+
+  it('GET /device/activities: every live activity of the device\'s account', async () => {
+    await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate(0.25) });
+    await request(api, 'PATCH', '/activity/deploy', { token: f.acme, body: progressUpdate(0.5) });
+    await request(api, 'PATCH', '/activity/deploy', { token: f.acme, body: progressUpdate(1, 'IDLE') });
+    const reply = await device('GET', '/activities');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      activities: [
+        {
+          owner: 'acme',
+          slug: 'build',
+          template: 'progress',
+          state: 'ONGOING',
+          content: expect.objectContaining({ template: 'progress' }),
+          dismissal_delay_s: 30,
+          updated_at: new Date(clock.now()).toISOString(),
+        },
+      ],
+    });
+    expect((await device('GET', '/activities', { token: f.guestToken })).body).toEqual({ activities: [] });
+  });
+
+  it('a device that is removed or whose token is rotated (registered again) loses its registrations', async () => {
+    await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX } });
+    await device('PUT', '/activities/acme/build/push', { body: { token: HEX2 } });
+    await api.tilecast.management.registerDevice({ id: 'acme-phone', account: 'acme' });
+    expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
+    expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBeNull();
+    expect((await device('PUT', '/push', { body: { environment: 'sandbox' } })).status).toBe(401); // the old token is gone
+  });
+});
