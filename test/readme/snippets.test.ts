@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -57,7 +57,13 @@ const code = all.filter((block) => CODE_LANGUAGES.has(block.language));
 const complete = code.filter((block) => !FRAGMENT.test(block.code));
 
 const scratch = join(root, '.readme-snippets', String(process.pid));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  // The parent too, unless another run is using it.
+  try {
+    rmdirSync(join(root, '.readme-snippets'));
+  } catch {}
+});
 
 describe('README code blocks', () => {
   it('finds the READMEs and their complete programs', () => {
