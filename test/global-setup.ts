@@ -4,15 +4,20 @@
  * (trust auth, user `postgres`), the PostgreSQL tests use it through a scratch database
  * instead of skipping; otherwise they run on PGlite where they can and skip where they
  * need a real server. Without chromium the simulator's browser test skips.
+ *
+ * To see what a machine without them gets (no uninstalling): `TILECAST_TEST_POSTGRES` names
+ * the server probed instead of the local one (e.g. `postgres://postgres@127.0.0.1:1`), and
+ * `TILECAST_CHROMIUM` the browser binary (e.g. `/nonexistent`).
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 
-const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432';
+const LOCAL_SERVER = process.env.TILECAST_TEST_POSTGRES || 'postgres://postgres@127.0.0.1:5432';
 const SCRATCH_DATABASE = 'tilecast_test';
 
 export default async function setup(): Promise<void> {
-  if (!existsSync('/usr/bin/chromium')) console.log('Browser test: skipped, needs chromium at /usr/bin/chromium (apt-get install -y chromium)');
+  const chromium = process.env.TILECAST_CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(chromium)) console.log(`Browser test: skipped, needs chromium at ${chromium} (apt-get install -y chromium)`);
   await findPostgres();
 }
 
@@ -26,7 +31,7 @@ async function findPostgres(): Promise<void> {
     process.env.DATABASE_URL = `${LOCAL_SERVER}/${SCRATCH_DATABASE}`;
     console.log(`PostgreSQL tests: using the local server (${process.env.DATABASE_URL})`);
   } catch {
-    console.log('PostgreSQL tests: no server at 127.0.0.1:5432 and no DATABASE_URL; tests that need one skip (apt-get install postgresql)');
+    console.log(`PostgreSQL tests: no server at ${new URL(LOCAL_SERVER).host} and no DATABASE_URL; tests that need one skip (apt-get install postgresql)`);
   } finally {
     await admin.end().catch(() => {});
   }

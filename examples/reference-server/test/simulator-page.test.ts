@@ -24,7 +24,8 @@ import { startReferenceServer, type ReferenceServer } from '../src/index.js';
 
 type WidgetTemplate = Parameters<ReferenceServer['tilecast']['management']['createWidget']>[0]['template'];
 
-const CHROMIUM = '/usr/bin/chromium';
+// `TILECAST_CHROMIUM` names another binary (a missing path simulates a machine without one).
+const CHROMIUM = process.env.TILECAST_CHROMIUM || '/usr/bin/chromium';
 const NEEDS_CHROMIUM = `needs chromium at ${CHROMIUM}: apt-get install -y chromium`;
 const hasChromium = existsSync(CHROMIUM);
 const CHROMIUM_ARGS = [

@@ -26,6 +26,7 @@ export { WIDGET_CONTENT_MAX_BYTES } from './services/widgets.js';
 export { BODY_LIMIT_BYTES } from './http/body.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export { templateJsonSchemas } from './openapi/json-schemas.js';
+export type { OpenApiOptions, OpenApiServer } from './openapi/document.js';
 /** The store a Tilecast instance is given; implementing one: `@tilecast/core/storage`. */
 export type { Storage } from './storage/storage.js';
 export type * from './transport/device-transport.js';

@@ -17,7 +17,7 @@ import type { CoreRequest, CoreResult } from './http/types.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
 import { loadSeed, type SeedResult } from './management/seed.js';
-import { buildOpenApiDocument } from './openapi/document.js';
+import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
 import { createDeviceFanout } from './services/device-fanout.js';
 import type { Storage } from './storage/storage.js';
 import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './streams/credential-watch.js';
@@ -53,6 +53,12 @@ export interface TilecastOptions {
   logger?: Logger;
   /** `info.title` of `/openapi.json`. Default `Tilecast`. */
   title?: string;
+  /**
+   * The rest of `/openapi.json`: `servers` (default `[{url: '/'}]`; name your mount path, e.g.
+   * `[{url: '/tilecast'}]`) and `devicePath`, where you mount `tilecast.device` (default
+   * `/device`; `null` leaves the device API out).
+   */
+  openapi?: Omit<OpenApiOptions, 'title'>;
   /**
    * Webhook delivery settings. `allowPrivateNetworks` (off by default, logged as a warning
    * when on) lets test deployments deliver to loopback/private receivers; `ca` adds trusted
@@ -163,7 +169,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
     // Fire-and-forget: a slow receiver never delays the press intake or the stream.
     onEvent: (accountId, widgetSlug, event) => webhooks.dispatch(accountId, widgetSlug, event),
-    openapi: () => (openapiDocument ??= buildOpenApiDocument({ title: options.title ?? 'Tilecast' })),
+    openapi: () => (openapiDocument ??= buildOpenApiDocument({ ...options.openapi, title: options.title ?? 'Tilecast' })),
   };
   const management = createManagementApi(storage);
   const purgeInterval = options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;

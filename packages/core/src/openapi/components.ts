@@ -7,12 +7,19 @@
 import * as v from 'valibot';
 import * as schemas from '../schemas/index.js';
 import * as webhooks from '../webhooks/map-schema.js';
+import { SUBJECT_KINDS } from '../events/filters.js';
+import { EVENT_TYPE } from '../presses/press-intake.js';
 
 export interface NamedSchema {
   name: string;
   input: v.GenericSchema;
   /** The response shape; default: `input`. */
   output?: v.GenericSchema;
+  /**
+   * A response-only shape described as declared: its optional fields stay optional (the
+   * generic output rule, "every field present", is for echoes).
+   */
+  asDeclared?: boolean;
 }
 
 /** `{loc, msg, type}`: the FieldError items of a 422 body. */
@@ -26,6 +33,56 @@ export const HTTPValidationError = v.object({ detail: v.array(ValidationError) }
 
 /** Every refusal with a string detail (400, 401, 402, 404, some 422). */
 export const ErrorResponse = v.object({ detail: v.string() });
+
+/**
+ * The event envelope ("Events → Envelope"), sent on `GET /events` and as the default
+ * webhook body. Response-only: the service writes it, so it is described here.
+ */
+const timestamp = (description: string) => v.pipe(v.string(), v.metadata({ format: 'date-time' }), v.description(description));
+export const EventSubject = v.object({
+  kind: v.pipe(v.picklist(SUBJECT_KINDS), v.description('The kind of resource; read it together with `slug` (more kinds will come).')),
+  slug: v.string(),
+});
+export const WidgetActionData = v.object({
+  action: v.pipe(v.string(), v.description('The id of the pressed action, as published in the widget content.')),
+  kind: v.picklist(['button', 'toggle']),
+  value: v.pipe(v.optional(v.boolean()), v.description('Toggles only: the requested state (a request, not a fact). Absent for a button.')),
+});
+export const EventEnvelope = v.object({
+  id: v.pipe(v.string(), v.uuid(), v.description('Delivery id, identical on every retry of one press; also the `Idempotency-Key` of webhooks. Deduplicate on it.')),
+  request_id: v.pipe(v.string(), v.description('The id the phone gave the press; unique only within one widget. Not for deduplication.')),
+  type: v.pipe(v.picklist([EVENT_TYPE]), v.description('Event type with data version.')),
+  subject: EventSubject,
+  occurred_at: timestamp('When the press happened (ISO 8601).'),
+  expires_at: timestamp('5 seconds after `occurred_at`: delivery stops then; drop an event that arrives later.'),
+  data: WidgetActionData,
+});
+
+/** What the device sync API reads (real-devices §1): a widget or a live activity shown on this device. */
+const privacy = v.picklist(['visible', 'hidden_when_locked']);
+export const DeviceWidget = v.object({
+  owner: v.string(),
+  slug: v.string(),
+  template: v.picklist(schemas.widgetTemplateNames),
+  content: v.pipe(v.nullable(schemas.widgetContentSchema), v.description('The stored content; null for a widget never published.')),
+  stale_after: v.nullable(v.pipe(v.number(), v.integer())),
+  updated_at: v.nullable(timestamp('When the content was last published; null for a widget never published.')),
+  privacy,
+});
+export const DeviceActivity = v.object({
+  owner: v.string(),
+  slug: v.string(),
+  template: v.picklist(schemas.activityTemplateNames),
+  state: schemas.ActivityState,
+  content: v.nullable(schemas.activityContentSchema),
+  dismissal_delay_s: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  updated_at: v.nullable(timestamp('When the activity was last updated.')),
+});
+export const DeviceWidgetList = v.object({ widgets: v.array(DeviceWidget) });
+export const DeviceActivityList = v.object({ activities: v.array(DeviceActivity) });
+
+/** `202` of `POST /device/presses`. */
+export const PressAccepted = v.object({ event_id: v.pipe(v.string(), v.uuid()) });
 
 const echoes = schemas.activityEchoSchemas;
 
@@ -90,8 +147,19 @@ export const namedSchemas: readonly NamedSchema[] = [
   { name: 'WebhookConfig', input: webhooks.WebhookConfigOutput },
   { name: 'WebhookEntryStatus', input: webhooks.WebhookEntryStatus },
   { name: 'WebhookMapResponse', input: webhooks.WebhookMapOutput },
-  // The device API's press report (mounted under /device by the reference deployment; not a publisher path).
+  // Events.
+  { name: 'EventSubject', input: EventSubject, asDeclared: true },
+  { name: 'WidgetActionData', input: WidgetActionData, asDeclared: true },
+  { name: 'EventEnvelope', input: EventEnvelope, asDeclared: true },
+  // The device API (mounted under /device by the reference deployment).
   { name: 'PressReport', input: schemas.pressReport },
+  { name: 'PressAccepted', input: PressAccepted },
+  { name: 'PushRegistration', input: schemas.pushRegistration },
+  { name: 'ActivityPushToken', input: schemas.activityPushToken },
+  { name: 'DeviceWidget', input: DeviceWidget, asDeclared: true },
+  { name: 'DeviceActivity', input: DeviceActivity, asDeclared: true },
+  { name: 'DeviceWidgetList', input: DeviceWidgetList, asDeclared: true },
+  { name: 'DeviceActivityList', input: DeviceActivityList, asDeclared: true },
   // Errors.
   { name: 'ValidationError', input: ValidationError },
   { name: 'HTTPValidationError', input: HTTPValidationError },

@@ -36,11 +36,9 @@ export interface ComponentSchemas {
 
 export function convertComponents(named: readonly NamedSchema[]): ComponentSchemas {
   const converted = { input: convertMode(named, 'input'), output: convertMode(named, 'output') };
-  const split = namesThatDiffer(
-    named.map((entry) => entry.name),
-    converted.input,
-    converted.output,
-  );
+  // Response-only shapes whose optional fields really are optional (the event envelope).
+  for (const entry of named) if (entry.asDeclared === true) converted.output[entry.name] = converted.input[entry.name]!;
+  const split = namesThatDiffer(named.map((entry) => entry.name), converted.input, converted.output);
   const finalName = (name: string, mode: Mode): string => (split.has(name) ? `${name}-${mode === 'input' ? 'Input' : 'Output'}` : name);
 
   const schemas: Record<string, JsonSchema> = {};
@@ -78,7 +76,18 @@ function convertMode(named: readonly NamedSchema[], mode: Mode): Record<string, 
 function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<unknown, string>, config: ConversionConfig): JsonSchema | undefined {
   const union = discriminatedInfo(context.valibotSchema);
   if (union !== undefined) {
-    return { oneOf: Object.values(union.branches).map((branch) => branchSchema(branch, nameOf, config)) };
+    const branches = Object.values(union.branches);
+    const schemas = branches.map((branch) => branchSchema(branch, nameOf, config));
+    // A request may leave the tag out (the resource's own template, a bar's default style):
+    // then branches can overlap, so `anyOf`. Echoes always carry the tag: `oneOf`.
+    const tagOptional = mode === 'input' && union.tag !== undefined && branches.some((branch) => isOptionalEntry(branch, union.tag!));
+    return tagOptional ? { anyOf: schemas } : { oneOf: schemas };
+  }
+  // `nullable(unknown())`: any JSON value, null included, is `{}` (not `anyOf: [{}, null]`).
+  const { anyOf } = context.jsonSchema;
+  if (Array.isArray(anyOf) && anyOf.some((member) => typeof member === 'object' && Object.keys(member).length === 0)) {
+    const { anyOf: _anyOf, ...rest } = context.jsonSchema;
+    return mode === 'input' ? withoutDefault(rest) : rest;
   }
   // A `strict` object is a `v.lazy`, which the conversion turns into a reference to what its
   // getter gives for `undefined`: the object's `v.strictObject`, converted just before. Inline it.
@@ -94,7 +103,29 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
     return { ...shape, [documented.part]: branchSchema(documented.value, nameOf, config) };
   }
   if (mode === 'output') return outputShape(context);
-  return undefined;
+  return context.jsonSchema.default === undefined ? undefined : withoutDefault(context.jsonSchema);
+}
+
+/**
+ * Request schemas say a default in words, not as `default`: code generators such as
+ * openapi-typescript make a property with a `default` required (they read schemas as
+ * responses, where the default is always filled in), so `{content:{template:'gauge',value:21}}`
+ * would not type-check. Responses keep `default` (every field is required there anyway).
+ */
+function withoutDefault(schema: JsonSchema): JsonSchema {
+  const { default: fallback, ...rest } = schema;
+  // A `null` default says nothing that "optional" and the `null` type do not.
+  if (fallback === undefined || fallback === null) return fallback === null ? rest : schema;
+  const note = `Default: \`${JSON.stringify(fallback)}\`.`;
+  return { ...rest, description: typeof rest.description === 'string' ? `${rest.description} ${note}` : note };
+}
+
+/** Whether `key` may be left out of the object (possibly piped) `branch`. */
+function isOptionalEntry(branch: v.GenericSchema, key: string): boolean {
+  const piped = 'pipe' in branch ? (branch.pipe as v.GenericSchema[])[0]! : branch;
+  const base = strictShape(piped) ?? piped;
+  const entry = (base as { entries?: Record<string, v.GenericSchema> }).entries?.[key];
+  return entry === undefined || ['optional', 'nullish', 'exact_optional'].includes(entry.type);
 }
 
 /** A named branch is a `$ref`; an unnamed one (like the icon's plain string) is inlined. */

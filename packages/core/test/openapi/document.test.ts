@@ -4,6 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { namedSchemas } from '../../src/openapi/components.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { Color, widgetTemplateNames } from '../../src/schemas/index.js';
+import type { ServiceError } from '../../src/errors.js';
+import { errorToResult } from '../../src/http/error-response.js';
+import { deviceRoutes, publisherRoutes } from '../../src/handlers/routes.js';
 import { strictShape } from '../../src/schemas/primitives.js';
 
 type Json = Record<string, any>;
@@ -29,10 +32,7 @@ function refs(value: unknown, found: string[] = []): string[] {
 }
 
 function resolve(ref: string): Json | undefined {
-  return ref
-    .slice(2)
-    .split('/')
-    .reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+  return ref.slice(2).split('/').reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
 }
 
 /** The underlying strict object of a named valibot schema, if it is one. */
@@ -42,7 +42,7 @@ function objectOf(schema: v.GenericSchema): (v.GenericSchema & { entries: Record
   return 'entries' in object ? (object as any) : undefined;
 }
 
-const component = (name: string, mode: 'Input' | 'Output'): Json => schemas[`${name}-${mode}`] ?? schemas[name]!;
+const component = (name: string, mode: 'Input' | 'Output'): Json => (schemas[`${name}-${mode}`] ?? schemas[name])!;
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -57,8 +57,24 @@ describe('the OpenAPI document', () => {
     expect((buildOpenApiDocument({ title: 'My Service' }) as Json).info.title).toBe('My Service');
   });
 
-  it('lists the publisher operations, not /openapi.json', () => {
-    expect(Object.keys(doc.paths)).toEqual(['/activity/{activity_id}', '/widget/{slug}', '/widget/{slug}/webhooks']);
+  it('lists every public operation, not /openapi.json', () => {
+    expect(Object.keys(doc.paths)).toEqual([
+      '/activity/{activity_id}',
+      '/widget/{slug}',
+      '/widget/{slug}/webhooks',
+      '/events',
+      '/device/presses',
+      '/device/stream',
+      '/device/push',
+      '/device/activities/{owner}/{slug}/push',
+      '/device/widgets',
+      '/device/widgets/{owner}/{slug}',
+      '/device/activities',
+    ]);
+    expect(Object.keys(doc.paths['/events'])).toEqual(['get']);
+    expect(Object.keys(doc.paths['/device/presses'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/device/stream'])).toEqual(['get']);
+    expect(Object.keys(doc.webhooks)).toEqual(['widget.action.v1']);
     expect(Object.keys(doc.paths['/widget/{slug}/webhooks'])).toEqual(['put', 'get', 'delete']);
     expect(Object.keys(doc.paths['/activity/{activity_id}'])).toEqual(['patch']);
     expect(Object.keys(doc.paths['/widget/{slug}'])).toEqual(['patch']);
@@ -69,13 +85,11 @@ describe('the OpenAPI document', () => {
     ['/widget/{slug}', 'slug', 'WidgetData'],
   ])('%s: path parameter, bodies, responses and security', (path, parameter, data) => {
     const operation = doc.paths[path].patch;
-    expect(operation.parameters).toEqual([
-      expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) }),
-    ]);
+    expect(operation.parameters).toEqual([expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) })]);
     expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Input` });
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '402', '404', '422']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '402', '404', '413', '415', '422', '503']);
     expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Output` });
-    for (const status of ['400', '401', '402', '404']) {
+    for (const status of ['400', '401', '402', '404', '413', '415', '503']) {
       expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
     }
     expect(operation.responses['422'].content['application/json'].schema.anyOf).toEqual([
@@ -98,10 +112,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the field errors of a 422', () => {
-    expect(schemas.HTTPValidationError).toMatchObject({
-      properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
-      required: ['detail'],
-    });
+    expect(schemas.HTTPValidationError).toMatchObject({ properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } }, required: ['detail'] });
     expect(schemas.ValidationError).toMatchObject({
       properties: { loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, msg: { type: 'string' }, type: { type: 'string' } },
       required: ['loc', 'msg', 'type'],
@@ -115,18 +126,7 @@ describe('components follow the validators', () => {
     for (const name of ['ActivityState', 'Color', 'ColorRendering', 'ColumnId', 'RenderingMode', 'SegmentDisplay', 'TrackFill']) {
       expect(schemas[name], name).toBeDefined();
     }
-    for (const name of [
-      'ActivityData',
-      'Icon',
-      'Value',
-      'Column',
-      'Segment',
-      'SimpleProgressBar',
-      'SegmentedProgressBar',
-      'ProgressBar',
-      'ActivityContent',
-      'WidgetContent',
-    ]) {
+    for (const name of ['ActivityData', 'Icon', 'Value', 'Column', 'Segment', 'SimpleProgressBar', 'SegmentedProgressBar', 'ProgressBar', 'ActivityContent', 'WidgetContent']) {
       expect(schemas[`${name}-Input`], name).toBeDefined();
       expect(schemas[`${name}-Output`], name).toBeDefined();
     }
@@ -145,12 +145,7 @@ describe('components follow the validators', () => {
     expect(component('Value', 'Input').properties.value).toEqual({ type: 'string', maxLength: 128 });
     expect(component('GenericActivityContent', 'Input').properties.state.anyOf[0]).toEqual({ type: 'string', maxLength: 32 });
     expect(component('GenericActivityContent', 'Input').properties.remaining_time.anyOf[0]).toMatchObject({ type: 'integer', minimum: 0 });
-    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({
-      type: 'string',
-      minLength: 1,
-      maxLength: 256,
-      format: 'uri',
-    });
+    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({ type: 'string', minLength: 1, maxLength: 256, format: 'uri' });
     expect(component('WidgetData', 'Input').properties.stale_after.anyOf[0]).toEqual({ type: 'integer', minimum: 60, maximum: 604800 });
     expect(component('BudgetWidgetContent', 'Input').properties.currency).toEqual({ type: 'string', pattern: '^[A-Z]{3}$' });
     expect(component('CountdownWidgetContent', 'Input').properties.target).toEqual({ type: 'string', format: 'date-time' });
@@ -160,16 +155,22 @@ describe('components follow the validators', () => {
     expect(component('PressReport', 'Input').properties.request_id).toEqual({ type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
   });
 
-  it('unions are oneOf over the named branches', () => {
-    expect(component('ProgressBar', 'Input').oneOf).toEqual([
+  it('unions are oneOf over the named branches; anyOf in requests that may leave the tag out', () => {
+    expect(component('ProgressBar', 'Input').anyOf).toEqual([
       { $ref: '#/components/schemas/SimpleProgressBar-Input' },
       { $ref: '#/components/schemas/SegmentedProgressBar-Input' },
     ]);
     expect(component('ActivityContent', 'Output').oneOf.map((branch: Json) => branch.$ref)).toEqual(
       ['Progress', 'Monitor', 'Generic'].map((name) => `#/components/schemas/${name}ActivityContent-Output`),
     );
-    expect(component('WidgetContent', 'Input').oneOf).toHaveLength(widgetTemplateNames.length);
-    expect(component('SwitchboardAction', 'Input').oneOf).toEqual([
+    expect(component('ProgressBar', 'Output').oneOf).toEqual([
+      { $ref: '#/components/schemas/SimpleProgressBar-Output' },
+      { $ref: '#/components/schemas/SegmentedProgressBar-Output' },
+    ]);
+    expect(component('WidgetContent', 'Input').anyOf).toHaveLength(widgetTemplateNames.length);
+    expect(component('WidgetContent', 'Output').oneOf).toHaveLength(widgetTemplateNames.length);
+    expect(component('ActivityContent', 'Input').anyOf).toHaveLength(3);
+    expect(component('SwitchboardAction', 'Input').anyOf).toEqual([
       { $ref: '#/components/schemas/SwitchboardButton-Input' },
       { $ref: '#/components/schemas/SwitchboardToggle-Input' },
     ]);
@@ -208,21 +209,137 @@ describe('components follow the validators', () => {
 
   // The drift guard: every object component has exactly the validator's fields, requires
   // in input exactly what the validator requires, and requires everything in output.
-  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))(
-    '%s matches its validator',
-    (name, entry) => {
-      for (const [mode, schema] of [
-        ['Input', entry.input],
-        ['Output', entry.output ?? entry.input],
-      ] as const) {
-        const object = objectOf(schema)!;
-        const json = component(name, mode);
-        const keys = Object.keys(object.entries);
-        expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
-        const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
-        expect(json.required, `${name}-${mode}`).toEqual(mode === 'Output' ? keys : keys.filter((key) => !optional(key)));
-        if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
-      }
-    },
-  );
+  // (A component only requests use, or only responses, is listed in that mode only.)
+  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))('%s matches its validator', (name, entry) => {
+    for (const [mode, schema] of [['Input', entry.input], ['Output', entry.output ?? entry.input]] as const) {
+      const object = objectOf(schema)!;
+      const json = component(name, mode);
+      if (json === undefined) continue;
+      const keys = Object.keys(object.entries);
+      expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
+      const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
+      const everyField = mode === 'Output' && entry.asDeclared !== true;
+      expect(json.required, `${name}-${mode}`).toEqual(everyField ? keys : keys.filter((key) => !optional(key)));
+      if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
+    }
+  });
+});
+
+describe('the whole public API', () => {
+  const example = (operation: Json, status: string) => operation.responses[status].content['application/json'].example;
+  const result = (kind: string) => (errorToResult({ kind } as ServiceError) as { body: unknown }).body;
+
+  it('has servers (the serving host by default, or the configured ones) and the MIT license', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect((buildOpenApiDocument({ servers: [{ url: 'https://api.example.com/tilecast' }] }) as Json).servers).toEqual([{ url: 'https://api.example.com/tilecast' }]);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+  });
+
+  it('GET /events: repeatable filters, Last-Event-ID, an event stream, 422 and 429', () => {
+    const events = doc.paths['/events'].get;
+    expect(events.parameters.map((parameter: Json) => [parameter.name, parameter.in, parameter.required])).toEqual([
+      ['types', 'query', false],
+      ['subject', 'query', false],
+      ['Last-Event-ID', 'header', false],
+    ]);
+    expect(events.parameters[0]).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' } } });
+    expect(Object.keys(events.responses)).toEqual(['200', '401', '402', '422', '429']);
+    expect(Object.keys(events.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(events.responses['200'].description).toContain('outage');
+    expect(events.responses['200'].content['text/event-stream'].example).toMatch(/^retry: 1000\n/);
+    expect(example(events, '429')).toEqual(result('too_many_event_streams'));
+    expect(example(events, '422').detail).toMatch(/^Invalid subject filter: /);
+    expect(events.security).toEqual([{ APIToken: [] }]);
+  });
+
+  it('the event envelope is a schema: the body of the webhook request', () => {
+    const delivery = doc.webhooks['widget.action.v1'].post;
+    expect(delivery.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventEnvelope' });
+    expect(delivery.parameters.map((parameter: Json) => parameter.name)).toEqual(['Idempotency-Key', 'X-Svc-Timestamp', 'X-Svc-Signature']);
+    expect(schemas.EventEnvelope).toMatchObject({
+      properties: { id: { type: 'string', format: 'uuid' }, type: { enum: ['widget.action.v1'] }, subject: { $ref: '#/components/schemas/EventSubject' }, data: { $ref: '#/components/schemas/WidgetActionData' } },
+      required: ['id', 'request_id', 'type', 'subject', 'occurred_at', 'expires_at', 'data'],
+    });
+    expect(schemas.EventEnvelope!.properties.expires_at).toMatchObject({ type: 'string', format: 'date-time' });
+    // A button press has no value.
+    expect(schemas.WidgetActionData).toMatchObject({ required: ['action', 'kind'], properties: { kind: { enum: ['button', 'toggle'] }, value: { type: 'boolean' } } });
+  });
+
+  it('the device API has its own security scheme, its refusals and its stream', () => {
+    expect(doc.components.securitySchemes.DeviceToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(doc.components.securitySchemes.DeviceToken.description).toContain('Device <device token>');
+    const press = doc.paths['/device/presses'].post;
+    expect(press.security).toEqual([{ DeviceToken: [] }]);
+    expect(press.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PressReport-Input' });
+    expect(Object.keys(press.responses)).toEqual(['202', '401', '404', '413', '415', '422', '429', '503']);
+    expect(press.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PressAccepted' });
+    expect(example(press, '429')).toEqual(result('too_many_presses'));
+    const stream = doc.paths['/device/stream'].get;
+    expect(stream.security).toEqual([{ DeviceToken: [] }]);
+    expect(Object.keys(stream.responses)).toEqual(['200', '401']);
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+
+  // The drift guard for routes: a route added to the core without a description fails here.
+  it('lists every route the core serves (but /openapi.json), and nothing else', () => {
+    const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/:[^/]+/g, '{}');
+    const served = [...publisherRoutes.map((route) => [route.method, route.pattern]), ...deviceRoutes.map((route) => [route.method, `/device${route.pattern}`])]
+      .filter(([, pattern]) => pattern !== '/openapi.json')
+      .map(([method, pattern]) => `${method} ${shape(pattern!)}`);
+    const listed = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.keys(item as Json)
+        .filter((key) => key !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${shape(path)}`),
+    );
+    expect(listed.sort()).toEqual(served.sort());
+  });
+
+  it('the device sync API: APNs tokens in, what the device shows out', () => {
+    const push = doc.paths['/device/push'];
+    expect(push.put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushRegistration-Input' });
+    expect(Object.keys(push.put.responses)).toEqual(['204', '401', '413', '415', '422', '503']);
+    expect(component('PushRegistration', 'Input')).toMatchObject({ required: ['environment'], properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } } });
+    const token = doc.paths['/device/activities/{owner}/{slug}/push'];
+    expect(example(token.put, '404')).toEqual(result('activity_not_found'));
+    expect(doc.paths['/device/widgets'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DeviceWidgetList-Output' });
+    expect(component('DeviceWidget', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/WidgetContent-Output' }, { type: 'null' }] });
+    expect(component('DeviceActivity', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/ActivityContent-Output' }, { type: 'null' }] });
+    expect(component('DeviceActivity', 'Output').required).toEqual(['owner', 'slug', 'template', 'state', 'content', 'dismissal_delay_s', 'updated_at']);
+  });
+
+  it('the device API follows where the host mounts it, or is left out', () => {
+    expect(Object.keys((buildOpenApiDocument({ devicePath: '/phones/' }) as Json).paths)).toContain('/phones/presses');
+    const without = buildOpenApiDocument({ devicePath: null }) as Json;
+    expect(Object.keys(without.paths)).toEqual(['/activity/{activity_id}', '/widget/{slug}', '/widget/{slug}/webhooks', '/events']);
+    expect(without.components.securitySchemes.DeviceToken).toBeUndefined();
+    expect(without.components.schemas['PressReport-Input']).toBeUndefined();
+  });
+
+  it('every storage-backed operation can answer 503; every body 413 and 415; with the error table’s details', () => {
+    const operations: [string, Json][] = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json)
+        .filter(([key]) => key !== 'parameters')
+        .map(([method, operation]) => [`${method} ${path}`, operation as Json] as [string, Json]),
+    );
+    const streams = ['get /events', 'get /device/stream'];
+    for (const [name, operation] of operations) {
+      if (streams.includes(name)) expect(operation.responses['503'], name).toBeUndefined();
+      else expect(example(operation, '503'), name).toEqual(result('storage_unavailable'));
+      if (operation.requestBody === undefined) continue;
+      expect(example(operation, '413'), name).toEqual(result('payload_too_large'));
+      expect(example(operation, '415'), name).toEqual(result('unsupported_media_type'));
+    }
+    expect(operations).toHaveLength(15);
+  });
+
+  it('request schemas carry no default (generators would make the field required); responses do', () => {
+    const defaults = (value: unknown): number => {
+      if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + defaults(item), 0);
+      if (typeof value !== 'object' || value === null) return 0;
+      return Object.entries(value).reduce((sum, [key, child]) => sum + (key === 'default' && typeof child !== 'object' ? 1 : 0) + defaults(child), 0);
+    };
+    for (const [name, schema] of Object.entries(schemas)) if (!name.endsWith('-Output')) expect(defaults(schema), name).toBe(0);
+    expect(component('SimpleProgressBar', 'Input').properties.color).toMatchObject({ $ref: '#/components/schemas/Color', description: 'Default: `"blue"`.' });
+    expect(component('SimpleProgressBar', 'Output').properties.color).toMatchObject({ default: 'blue' });
+  });
 });
