@@ -20,7 +20,9 @@ if (unknown.length > 0) {
 const selected = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.id)) : scenarios;
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, pinned: hasTaskset };
-console.log(`Tilecast benchmarks${quick ? ' (quick: smoke figures only)' : ''} on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}${hasTaskset ? ', servers and load pinned to different cores' : ''}\n`);
+console.log(
+  `Tilecast benchmarks${quick ? ' (quick: smoke figures only)' : ''} on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}${hasTaskset ? ', servers and load pinned to different cores' : ''}\n`,
+);
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });

@@ -22,7 +22,15 @@ await serve(async (req, res) => {
   if (req.method === 'POST' && req.url === '/press') {
     const { account, request_id } = JSON.parse(await readBody(req));
     const now = Date.now();
-    const event = { id: randomUUID(), request_id, type: 'widget.action.v1', subject: { kind: 'widget', slug: 'panel' }, occurred_at: new Date(now).toISOString(), expires_at: new Date(now + 5000).toISOString(), data: { action: 'go', kind: 'button' } };
+    const event = {
+      id: randomUUID(),
+      request_id,
+      type: 'widget.action.v1',
+      subject: { kind: 'widget', slug: 'panel' },
+      occurred_at: new Date(now).toISOString(),
+      expires_at: new Date(now + 5000).toISOString(),
+      data: { action: 'go', kind: 'button' },
+    };
     const frame = `id: u:${++position}\ndata: ${JSON.stringify(event)}\n\n`;
     for (const stream of streams.get(String(account)) ?? []) stream.write(frame);
     const payload = JSON.stringify({ event_id: event.id });

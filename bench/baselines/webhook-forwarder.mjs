@@ -34,7 +34,15 @@ await serve(async (req, res) => {
   if (req.method === 'PATCH') return publish(req, res);
   const { account, request_id } = JSON.parse(await readBody(req));
   const now = Date.now();
-  const envelope = { id: randomUUID(), request_id, type: 'widget.action.v1', subject: { kind: 'widget', slug: 'panel' }, occurred_at: new Date(now).toISOString(), expires_at: new Date(now + 5000).toISOString(), data: { action: 'go', kind: 'button' } };
+  const envelope = {
+    id: randomUUID(),
+    request_id,
+    type: 'widget.action.v1',
+    subject: { kind: 'widget', slug: 'panel' },
+    occurred_at: new Date(now).toISOString(),
+    expires_at: new Date(now + 5000).toISOString(),
+    data: { action: 'go', kind: 'button' },
+  };
   res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ event_id: envelope.id, account }));
   deliver(envelope);
 });

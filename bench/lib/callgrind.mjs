@@ -72,7 +72,12 @@ function readPerfMap(mapFile) {
 
 function functionName(raw, code) {
   const address = /\?\?\?:0x([0-9a-f]+)/.exec(raw);
-  if (address === null) return raw.replace('???:', '').replace(/\(.*$/, '').replace(/ \[.*$/, '').trim();
+  if (address === null)
+    return raw
+      .replace('???:', '')
+      .replace(/\(.*$/, '')
+      .replace(/ \[.*$/, '')
+      .trim();
   const at = parseInt(address[1], 16);
   let low = 0;
   let high = code.length;

@@ -17,7 +17,11 @@ export async function inProcessPresses(accounts = 1000) {
     await m.createAccount({ id: `bench-${n}`, token: `tok_bench_${n}` });
     await m.registerDevice({ id: `phone-${n}`, account: `bench-${n}`, token: `dev_bench_${n}` });
     await m.createWidget({ account: `bench-${n}`, slug: 'panel', template: 'switchboard' });
-    await storage.setWidgetContent(`bench-${n}`, 'panel', { content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] }, staleAfter: undefined, now: t });
+    await storage.setWidgetContent(`bench-${n}`, 'panel', {
+      content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] },
+      staleAfter: undefined,
+      now: t,
+    });
   }
   let i = 0;
   /** One accepted press; resolves with the answer's body as sent. */
@@ -25,7 +29,13 @@ export async function inProcessPresses(accounts = 1000) {
     const n = i++ % accounts;
     if (n === 0) t += 1000; // refill the buckets
     const bytes = Buffer.from(JSON.stringify({ owner: `bench-${n}`, slug: 'panel', request_id: `r-${i}`, action: 'go' }));
-    const result = await tilecast.device.handle({ method: 'POST', path: '/presses', query: new URLSearchParams(''), headers: { 'content-type': 'application/json', authorization: `Device dev_bench_${n}` }, body: { kind: 'stream', read: async () => bytes } });
+    const result = await tilecast.device.handle({
+      method: 'POST',
+      path: '/presses',
+      query: new URLSearchParams(''),
+      headers: { 'content-type': 'application/json', authorization: `Device dev_bench_${n}` },
+      body: { kind: 'stream', read: async () => bytes },
+    });
     if (result.status !== 202) throw new Error(JSON.stringify(result));
     return JSON.stringify(result.body);
   };

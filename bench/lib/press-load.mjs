@@ -67,7 +67,12 @@ async function sendPresses({ server, kind, accounts, rate, total, prefix, sentAt
         const requestId = `${prefix}${sent}`;
         const { path, headers, body } = pressRequest[kind](n, requestId);
         sentAt?.set(requestId, performance.now());
-        pending.push(send('POST', server.port, path, headers, body).then((status) => status !== 202 && refused++, () => refused++));
+        pending.push(
+          send('POST', server.port, path, headers, body).then(
+            (status) => status !== 202 && refused++,
+            () => refused++,
+          ),
+        );
         sent++;
       }
       if (sent >= total) {

@@ -5,7 +5,10 @@
 const nullIconFields = { rendering_mode: null, primary_color: null, secondary_color: null, tertiary_color: null, color_rendering: null };
 
 /** `icon_v2` is the icon as an Icon object (reference-deployment §3); a validated object icon already has every field. */
-const withIconV2 = (content) => ({ ...content, icon_v2: typeof content.icon === 'string' ? { name: content.icon, ...nullIconFields } : (content.icon ?? null) });
+const withIconV2 = (content) => ({
+  ...content,
+  icon_v2: typeof content.icon === 'string' ? { name: content.icon, ...nullIconFields } : (content.icon ?? null),
+});
 
 export const widgetAnswer = (content) => ({ content, stale_after: null });
 

@@ -17,7 +17,9 @@ export async function openStreams({ port, count, path, headersFor, localAddress 
       let ready = false;
       let rest = '';
       socket.on('connect', () => {
-        const headers = Object.entries(headersFor(i)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+        const headers = Object.entries(headersFor(i))
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('');
         socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n${headers}\r\n`);
       });
       socket.on('data', (chunk) => {

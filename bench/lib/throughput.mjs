@@ -38,7 +38,13 @@ export async function compareThroughput({ baseline, project, path, body, runs, d
   });
   const b = summary(samples.baseline);
   const p = summary(samples.project);
-  return { baseline: b, project: p, ratio: round(p.requestsPerSecond / b.requestsPerSecond, 3), addedCpuMicros: round(p.cpuMicrosPerRequest - b.cpuMicrosPerRequest, 2), samples };
+  return {
+    baseline: b,
+    project: p,
+    ratio: round(p.requestsPerSecond / b.requestsPerSecond, 3),
+    addedCpuMicros: round(p.cpuMicrosPerRequest - b.cpuMicrosPerRequest, 2),
+    samples,
+  };
 }
 
 /** One timed load against one server: its answers must all be 2xx. */

@@ -22,7 +22,23 @@ export function certificates() {
     run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=Bench CA');
     run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key.pem'), '-out', file('csr.pem'), '-subj', '/CN=localhost');
     writeFileSync(file('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
-    run('x509', '-req', '-in', file('csr.pem'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('cert.pem'), '-days', '1', '-extfile', file('ext.cnf'));
+    run(
+      'x509',
+      '-req',
+      '-in',
+      file('csr.pem'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file('cert.pem'),
+      '-days',
+      '1',
+      '-extfile',
+      file('ext.cnf'),
+    );
     return { ca: readFileSync(file('ca.pem'), 'utf8'), key: readFileSync(file('key.pem'), 'utf8'), cert: readFileSync(file('cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });

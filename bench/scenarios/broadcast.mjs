@@ -6,7 +6,6 @@ import { median, percentile, round } from '../lib/stats.mjs';
 const DEVICES = 1000;
 let source = 100;
 
-
 const content = (seq) => ({ template: 'switchboard', title: `seq-${seq}`, actions: [{ id: 'go', label: 'Go', kind: 'button' }] });
 
 /** Holds 1,000 device streams, sends 10 PATCHes per second, and times every push received. */
@@ -24,7 +23,7 @@ async function broadcastRun(kind, seconds) {
       count: DEVICES,
       path: '/device/stream',
       headersFor: (i) => (kind === 'tilecast' ? { authorization: `Device dev_s3_${i}` } : {}),
-      localAddress: `127.0.1.${source++ % 250 + 1}`,
+      localAddress: `127.0.1.${(source++ % 250) + 1}`,
       onData: (i, data, now) => {
         const seq = /"title":"seq-(\d+)"/.exec(data)?.[1];
         if (seq === undefined) return;

@@ -11,7 +11,12 @@ function throughputScenario({ id, title, baseline, project, path, body, minRatio
       const result = await compareThroughput({ baseline, project, path, body: body(), runs: quick ? 1 : 5, duration: quick ? 2 : 5 });
       const checks = [{ name: 'req/s vs baseline', value: pct(result.ratio), target: `>= ${pct(minRatio)}`, pass: result.ratio >= minRatio }];
       if (maxAddedCpu !== undefined) {
-        checks.push({ name: 'added CPU per request', value: `${result.addedCpuMicros} µs`, target: `<= ${maxAddedCpu} µs`, pass: result.addedCpuMicros <= maxAddedCpu });
+        checks.push({
+          name: 'added CPU per request',
+          value: `${result.addedCpuMicros} µs`,
+          target: `<= ${maxAddedCpu} µs`,
+          pass: result.addedCpuMicros <= maxAddedCpu,
+        });
       }
       return {
         figures: {

@@ -7,7 +7,7 @@ const KiB = 1024;
 const STREAMS_PER_ACCOUNT = 4;
 let loopbackHost = 2;
 /** A fresh loopback source address per batch of connections (no TIME_WAIT exhaustion). */
-const nextSource = () => `127.0.0.${loopbackHost++ % 250 + 2}`;
+const nextSource = () => `127.0.0.${(loopbackHost++ % 250) + 2}`;
 
 const servers = {
   baseline: (accounts) => startServer('baselines/sse-node-http.mjs', { args: [String(accounts)] }),
@@ -31,7 +31,11 @@ async function idleStreamMemory(which, accounts) {
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the server settle
     const after = await server.stats();
     streams.close();
-    return { streams: count, rssPerStreamKiB: (after.memory.rss - before.memory.rss) / count / KiB, heapPerStreamKiB: (after.memory.heapUsed - before.memory.heapUsed) / count / KiB };
+    return {
+      streams: count,
+      rssPerStreamKiB: (after.memory.rss - before.memory.rss) / count / KiB,
+      heapPerStreamKiB: (after.memory.heapUsed - before.memory.heapUsed) / count / KiB,
+    };
   } finally {
     await server.stop();
   }
@@ -157,7 +161,14 @@ async function floodRun({ slowReader, events, padding }) {
       },
     });
     // The flooded account's stream: stalled, or (the baseline) a client that keeps reading.
-    const slow = await openStreams({ port: server.port, count: 1, path: '/events', headersFor: () => ({ authorization: 'Token tok_bench_0' }), localAddress, onData: () => slowEvents++ });
+    const slow = await openStreams({
+      port: server.port,
+      count: 1,
+      path: '/events',
+      headersFor: () => ({ authorization: 'Token tok_bench_0' }),
+      localAddress,
+      onData: () => slowEvents++,
+    });
     if (slowReader) slow.stall(0);
     let probeSeq = 0;
     const probe = async () => {

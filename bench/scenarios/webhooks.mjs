@@ -15,7 +15,10 @@ async function webhookRun(kind, tls, { accounts, rate, seconds }) {
     if (start !== undefined) latencies.push(now - start);
   });
   const env = webhookEnv(tls);
-  const server = kind === 'tilecast' ? await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env }) : await startServer('baselines/webhook-forwarder.mjs', { env });
+  const server =
+    kind === 'tilecast'
+      ? await startServer('servers/tilecast-streams.mjs', { args: [String(accounts)], env })
+      : await startServer('baselines/webhook-forwarder.mjs', { env });
   try {
     // One second of warm-up (connections, JIT) is sent first and not measured.
     const warmup = rate;
@@ -143,7 +146,12 @@ export const w1 = {
       },
       checks: [
         { name: 'every press delivered', value: `${tilecast.lost} lost`, target: '0 lost', pass: tilecast.lost === 0 },
-        { name: 'p99 latency', value: `${round(p99(tilecast), 2)} ms`, target: `<= 1.5× baseline + 2 ms (${round(limit, 2)} ms)`, pass: p99(tilecast) <= limit },
+        {
+          name: 'p99 latency',
+          value: `${round(p99(tilecast), 2)} ms`,
+          target: `<= 1.5× baseline + 2 ms (${round(limit, 2)} ms)`,
+          pass: p99(tilecast) <= limit,
+        },
         { name: 'P1 under W1 vs P1 alone', value: `${round(isolation * 100, 1)} %`, target: '>= 85 %', pass: isolation >= 0.85 },
         { name: 'P1 under W1 vs bare baseline under W1', value: `${round(versusBareLoaded * 100, 1)} %`, target: '>= 85 %', pass: versusBareLoaded >= 0.85 },
         { name: 'P1 under W1 vs bare baseline alone', value: `${round(versusBare * 100, 1)} %`, target: '>= 85 %', pass: versusBare >= 0.85 },

@@ -28,7 +28,11 @@ for (let n = 0; n < accounts; n++) {
   await m.createAccount({ id, token: `tok_bench_${n}`, activityQuota: 1 });
   await m.registerDevice({ id: `phone-${n}`, account: id, token: `dev_bench_${n}` });
   await m.createWidget({ account: id, slug: 'panel', template: 'switchboard' });
-  await storage.setWidgetContent(id, 'panel', { content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] }, staleAfter: undefined, now: Date.now() });
+  await storage.setWidgetContent(id, 'panel', {
+    content: { template: 'switchboard', actions: [{ id: 'go', label: 'Go', kind: 'button' }] },
+    staleAfter: undefined,
+    now: Date.now(),
+  });
   if (webhook) await putWebhook(n);
 }
 

@@ -23,7 +23,11 @@ const press = await inProcessPresses(1000);
 for (let k = 0; k < N; k++) await press(); // warm
 const session = new Session();
 session.connect();
-await session.post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMinorGC: !process.env.LIVE, includeObjectsCollectedByMajorGC: !process.env.LIVE });
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 64,
+  includeObjectsCollectedByMinorGC: !process.env.LIVE,
+  includeObjectsCollectedByMajorGC: !process.env.LIVE,
+});
 for (let k = 0; k < N; k++) await press();
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const bySite = new Map();

@@ -26,7 +26,15 @@ async function baseline() {
   const bytes = Buffer.from(JSON.stringify({ account: n, request_id: `r-${i}` }));
   const { request_id } = JSON.parse(bytes.toString());
   const now = Date.now();
-  const event = { id: randomUUID(), request_id, type: 'widget.action.v1', subject: { kind: 'widget', slug: 'panel' }, occurred_at: new Date(now).toISOString(), expires_at: new Date(now + 5000).toISOString(), data: { action: 'go', kind: 'button' } };
+  const event = {
+    id: randomUUID(),
+    request_id,
+    type: 'widget.action.v1',
+    subject: { kind: 'widget', slug: 'panel' },
+    occurred_at: new Date(now).toISOString(),
+    expires_at: new Date(now + 5000).toISOString(),
+    data: { action: 'go', kind: 'button' },
+  };
   const frame = `id: u:${i}\ndata: ${JSON.stringify(event)}\n\n`;
   return frame + JSON.stringify({ event_id: event.id });
 }

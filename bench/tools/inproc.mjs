@@ -38,7 +38,14 @@ await m.createActivity({ account: 'bench', slug: 'order', template: 'progress' }
 const bytes = Buffer.from(kind === 'activity' ? activityBody() : widgetBody());
 const path = kind === 'activity' ? '/activity/order' : '/widget/lights';
 const headers = { 'content-type': 'application/json', authorization: `Token ${token}`, 'content-length': String(bytes.length) };
-const request = () => ({ method: 'PATCH', path, query: new URLSearchParams(''), headers, body: { kind: 'stream', read: async () => bytes }, signal: undefined });
+const request = () => ({
+  method: 'PATCH',
+  path,
+  query: new URLSearchParams(''),
+  headers,
+  body: { kind: 'stream', read: async () => bytes },
+  signal: undefined,
+});
 
 const schema = kind === 'activity' ? activityContentSchemas.progress : widgetContentSchemas.switchboard;
 const store = new Map();

@@ -9,7 +9,8 @@ import { openStreams } from '../lib/sse-clients.mjs';
 import { certificates, startReceiver, webhookEnv } from '../lib/webhook-receiver.mjs';
 import { commandLine } from '../lib/cli.mjs';
 
-const { positionals, values } = commandLine(`
+const { positionals, values } = commandLine(
+  `
 Usage: node bench/tools/instructions.mjs [P1|P3|S2|W1] [--top N]
 
 Runs the scenario's baseline and Tilecast servers in turn under valgrind's callgrind,
@@ -29,7 +30,9 @@ machine does, so they judge a change to a hot path where timed runs are too nois
 
 Needs valgrind with callgrind_control and callgrind_annotate (Debian: valgrind).
 Callgrind's output goes to a temporary directory that is removed afterwards.
-`, { top: { type: 'string' } });
+`,
+  { top: { type: 'string' } },
+);
 const id = (positionals[0] ?? 'P1').toUpperCase();
 const top = Number(values.top ?? 0);
 if (!Number.isInteger(top) || top < 0) {
@@ -66,12 +69,15 @@ const [b, t] = [perUnit(baseline), perUnit(tilecast)];
 console.log(`${id}: instructions per ${setup.unit}, without the collector and the optimizing compiler`);
 console.log(`  baseline  ${Math.round(b).toLocaleString('en')}`);
 console.log(`  tilecast  ${Math.round(t).toLocaleString('en')}  (${(t / b).toFixed(3)}×, ${Math.round(t - b).toLocaleString('en')} more)`);
-console.log(`  (collector and compiler: baseline ${Math.round(sum(baseline, isCollectorOrCompiler) / setup.count)}, tilecast ${Math.round(sum(tilecast, isCollectorOrCompiler) / setup.count)})`);
+console.log(
+  `  (collector and compiler: baseline ${Math.round(sum(baseline, isCollectorOrCompiler) / setup.count)}, tilecast ${Math.round(sum(tilecast, isCollectorOrCompiler) / setup.count)})`,
+);
 if (top > 0) {
   const names = new Set([...baseline.keys(), ...tilecast.keys()].filter((name) => !isCollectorOrCompiler(name)));
   const rows = [...names].map((name) => ({ name, added: ((tilecast.get(name) ?? 0) - (baseline.get(name) ?? 0)) / setup.count }));
   console.log(`\n  added per ${setup.unit}  function`);
-  for (const { name, added } of rows.sort((x, y) => y.added - x.added).slice(0, top)) console.log(`  ${String(Math.round(added)).padStart(8)}  ${name.slice(0, 110)}`);
+  for (const { name, added } of rows.sort((x, y) => y.added - x.added).slice(0, top))
+    console.log(`  ${String(Math.round(added)).padStart(8)}  ${name.slice(0, 110)}`);
 }
 
 function publishSetup(path, body, kind) {
@@ -83,7 +89,8 @@ function publishSetup(path, body, kind) {
     project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
     async drive(_which, { server, measure, collectGarbage }) {
       const headers = publishHeaders(server);
-      const load = (amount) => checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
+      const load = (amount) =>
+        checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections: 10, amount, timeout: 60 }), amount);
       await load(4_000); // the JIT: tiers up
       await collectGarbage();
       await load(8_000); // code a full collection threw away, compiled again (slowly, under valgrind)
@@ -120,7 +127,13 @@ function pressSetup(accounts) {
     project: { script: 'servers/tilecast-streams.mjs', args: [String(accounts)] },
     async drive(which, { server, measure, collectGarbage }) {
       let delivered = 0;
-      const streams = await openStreams({ port: server.port, count: accounts * 4, path: '/events', headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }), onData: () => delivered++ });
+      const streams = await openStreams({
+        port: server.port,
+        count: accounts * 4,
+        path: '/events',
+        headersFor: (i) => ({ authorization: `Token tok_bench_${Math.floor(i / 4)}` }),
+        onData: () => delivered++,
+      });
       const presses = async (prefix, total) => {
         const expected = delivered + total * 4;
         for (let i = 0; i < total; i += 20) await sendPressBatch(which, server.port, accounts, prefix, i, Math.min(20, total - i));

@@ -6,7 +6,8 @@ import { commandLine, outputDirectory } from '../lib/cli.mjs';
 import { runPressLoad } from '../lib/press-load.mjs';
 import { pinLoadGenerator, startServer } from '../lib/process.mjs';
 
-const { positionals, values } = commandLine(`
+const { positionals, values } = commandLine(
+  `
 Usage: node bench/tools/perf-presses.mjs [--out DIR] [seconds]
 
 Runs the S2 press load (2,500 accounts x 4 open streams, 1,000 presses a second, 5 s of
@@ -21,7 +22,9 @@ perf (Debian: linux-perf) and permission to record another process. About two mi
   seconds     measured seconds per server (default 10)
   --out DIR   keep the recordings there (baseline.data, tilecast.data); without it they
               go to a new temporary directory that is removed at the end
-`, { out: { type: 'string' } });
+`,
+  { out: { type: 'string' } },
+);
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('perf-presses: needs Linux perf (Debian: linux-perf)');
   process.exit(1);
@@ -47,13 +50,17 @@ for (const [kind, script] of Object.entries(servers)) {
     localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}`,
     // The window of the measured presses, less a second for the last to arrive.
     onMeasuring: () => {
-      const perf = spawn('perf', ['record', '-q', '-F', '1999', '-e', 'cpu-clock', '-p', String(server.pid), '-o', data, '--', 'sleep', String(seconds - 1)], { stdio: 'ignore' });
+      const perf = spawn('perf', ['record', '-q', '-F', '1999', '-e', 'cpu-clock', '-p', String(server.pid), '-o', data, '--', 'sleep', String(seconds - 1)], {
+        stdio: 'ignore',
+      });
       recorded = new Promise((resolve) => perf.once('exit', resolve));
     },
   });
   await recorded;
   await server.stop();
-  console.log(`${kind}: ${result.deliveries} of ${result.expected} events delivered, ${(result.cpuMicros / result.deliveries).toFixed(2)} µs of server CPU per delivered event`);
+  console.log(
+    `${kind}: ${result.deliveries} of ${result.expected} events delivered, ${(result.cpuMicros / result.deliveries).toFixed(2)} µs of server CPU per delivered event`,
+  );
   samples[kind] = readSymbols(data);
 }
 report(samples.tilecast, samples.baseline);
@@ -62,7 +69,10 @@ else console.log(`\nrecordings in ${dir}`);
 
 /** Samples per [binary, symbol] of a perf recording (self time). */
 function readSymbols(data) {
-  const out = spawnSync('perf', ['report', '-i', data, '--no-children', '--sort', 'dso,sym', '-n', '-g', 'none', '--stdio'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = spawnSync('perf', ['report', '-i', data, '--no-children', '--sort', 'dso,sym', '-n', '-g', 'none', '--stdio'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const rows = [];
   for (const line of out.stdout.split('\n')) {
     const match = /^\s+[\d.]+%\s+(\d+)\s+(\[JIT\] tid \d+|\S+)\s+\[(.)\]\s+(.*)$/.exec(line);
@@ -80,13 +90,17 @@ function binary(dso) {
 
 /** Names without addresses or the checkout's path, so both servers' names match. */
 function tidy(symbol) {
-  return symbol.replace(/file:\/\/\/\S*?\/(packages|bench)\//, '$1/').replace(/:\d+:\d+$/, '').trim();
+  return symbol
+    .replace(/file:\/\/\/\S*?\/(packages|bench)\//, '$1/')
+    .replace(/:\d+:\d+$/, '')
+    .trim();
 }
 
 /** What a symbol of node's own binary does, roughly. */
 function kindOf({ dso, symbol }) {
   if (dso !== 'node') return dso;
-  if (/FindOrderedHashMapEntry|MapPrototype|StringEqual|ComputeAndSetRawHash|OrderedHashTable/.test(symbol)) return 'Map lookups (with key hashing and comparison)';
+  if (/FindOrderedHashMapEntry|MapPrototype|StringEqual|ComputeAndSetRawHash|OrderedHashTable/.test(symbol))
+    return 'Map lookups (with key hashing and comparison)';
   if (/Megamorphic/.test(symbol)) return 'megamorphic property access';
   if (/Scaveng|MarkCompact|Sweep|Evacuat|Heap::|ConcurrentMarking/.test(symbol)) return 'garbage collection';
   if (/compiler::|Compile|Maglev|Turbofan/i.test(symbol)) return 'compilation';
@@ -109,7 +123,17 @@ function report(tilecast, baseline) {
   };
   const total = (rows) => rows.reduce((n, row) => n + row.samples, 0);
   console.log(`\nsamples: tilecast ${total(tilecast)}, baseline ${total(baseline)} (${(total(tilecast) / total(baseline)).toFixed(2)}×)`);
-  table('by binary', sum(tilecast, (row) => row.dso), sum(baseline, (row) => row.dso), 8);
+  table(
+    'by binary',
+    sum(tilecast, (row) => row.dso),
+    sum(baseline, (row) => row.dso),
+    8,
+  );
   table('by kind of work', sum(tilecast, kindOf), sum(baseline, kindOf), 14);
-  table('by symbol (largest differences)', sum(tilecast, (row) => row.symbol), sum(baseline, (row) => row.symbol), 30);
+  table(
+    'by symbol (largest differences)',
+    sum(tilecast, (row) => row.symbol),
+    sum(baseline, (row) => row.symbol),
+    30,
+  );
 }

@@ -36,9 +36,23 @@ const script = kind === 'baseline' ? 'baselines/sse-node-http.mjs' : 'servers/ti
 const dir = process.env.NO_PROF ? undefined : outputDirectory(values.out, 'tilecast-prof');
 const nodeArgs = [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(process.env.NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
 const server = await startServer(script, { args: [accounts], nodeArgs });
-const result = await runPressLoad({ server, kind, accounts: Number(accounts), rate: Number(rate), seconds: Number(seconds), localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}` });
+const result = await runPressLoad({
+  server,
+  kind,
+  accounts: Number(accounts),
+  rate: Number(rate),
+  seconds: Number(seconds),
+  localAddress: `127.0.0.${100 + Math.floor(Math.random() * 150)}`,
+});
 const p = (q) => percentile(result.latencies, q).toFixed(2);
-console.log({ deliveries: result.deliveries, expected: result.expected, cpuPerDelivery: result.cpuMicros / result.deliveries, p50: p(50), p99: p(99), max: p(100) });
+console.log({
+  deliveries: result.deliveries,
+  expected: result.expected,
+  cpuPerDelivery: result.cpuMicros / result.deliveries,
+  p50: p(50),
+  p99: p(99),
+  max: p(100),
+});
 console.table(result.threads); // ms of CPU per thread over the load window
 await server.stop();
 if (dir) console.log(`profile in ${dir}`);

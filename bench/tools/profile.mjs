@@ -41,7 +41,13 @@ const body = path.startsWith('/activity') ? activityBody() : widgetBody();
 const headers = publishHeaders(server);
 console.log(await hammer({ url: server.url + path, headers, body, duration: 5 }));
 await server.stop();
-const file = join(dir, readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort().at(-1));
+const file = join(
+  dir,
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort()
+    .at(-1),
+);
 console.log(`profile: ${file}`);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const self = new Map();
@@ -53,10 +59,14 @@ profile.samples.forEach((id, i) => {
   self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
 });
 const total = [...self.values()].reduce((a, b) => a + b, 0);
-for (const [key, time] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 35)) console.log(`${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}`);
+for (const [key, time] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 35))
+  console.log(`${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}`);
 
 // Inclusive time of the functions named in BENCH_TOTALS (synchronous parts only).
-const names = (process.env.BENCH_TOTALS ?? 'authenticateAccount,readJsonBodySized,updateWidget,patchWidget,writeCoreResult,throttledWidgetPush,pushWidget,confirmPressers,toCoreRequest,validate,setWidgetContent,getWidget,copy,handleNodeRequest').split(',');
+const names = (
+  process.env.BENCH_TOTALS ??
+  'authenticateAccount,readJsonBodySized,updateWidget,patchWidget,writeCoreResult,throttledWidgetPush,pushWidget,confirmPressers,toCoreRequest,validate,setWidgetContent,getWidget,copy,handleNodeRequest'
+).split(',');
 const children = new Map(profile.nodes.map((n) => [n.id, n.children ?? []]));
 const selfById = new Map();
 profile.samples.forEach((id, i) => selfById.set(id, (selfById.get(id) ?? 0) + (dt[i] ?? 0)));
@@ -68,7 +78,14 @@ for (const name of names) {
   const ids = new Set(nodes.map((n) => n.id));
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
-  const outer = nodes.filter((n) => { let p = parentOf.get(n.id); while (p !== undefined) { if (ids.has(p)) return false; p = parentOf.get(p); } return true; });
+  const outer = nodes.filter((n) => {
+    let p = parentOf.get(n.id);
+    while (p !== undefined) {
+      if (ids.has(p)) return false;
+      p = parentOf.get(p);
+    }
+    return true;
+  });
   const time = outer.reduce((sum, n) => sum + inclusive(n.id), 0);
   console.log(`${((100 * time) / total).toFixed(1).padStart(5)} %  ${name}`);
 }

@@ -232,7 +232,12 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       /^HTTP\/1\.1 204 /,
     );
     // A Fetch `Headers` joins them with `, `: one malformed value, which the core refuses like two.
-    const repeated = entry.name.startsWith('fetch') ? ['Token one, Token two', 'Device a, Device a, Token c'] : [['Token one', 'Token two'], ['Device a', 'Device a', 'Token c']];
+    const repeated = entry.name.startsWith('fetch')
+      ? ['Token one, Token two', 'Device a, Device a, Token c']
+      : [
+          ['Token one', 'Token two'],
+          ['Device a', 'Device a', 'Token c'],
+        ];
     expect(seen.map((request) => request.headers.authorization)).toEqual(['Token one', ...repeated]);
     expect(seen[1]!.headers['x-other']).toBe('x');
   });

@@ -35,7 +35,7 @@ describe.each(adapters)('PATCH /activity/{slug} through %s', (adapter) => {
       });
     });
 
-    it('progress: omitted template means the activity\'s own; a bar with segments is segmented', async () => {
+    it("progress: omitted template means the activity's own; a bar with segments is segmented", async () => {
       const reply = await patch('build', {
         state: 'ONGOING',
         content: { icon: 'hammer', progress: { value: 0.3, segments: [{ value: 0.2, fill_color: 'green' }] }, header_left: { value: 'Build' } },

@@ -98,7 +98,7 @@ describe.each(adapters)('authentication through %s', (adapter) => {
     expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: widget })).status).toBe(200);
   });
 
-  it('another account\'s slug is 404 and its data is untouched', async () => {
+  it("another account's slug is 404 and its data is untouched", async () => {
     const activity = await request(api, 'PATCH', '/activity/secret', { token: f.acme, body: progressUpdate() });
     expect(activity).toMatchObject({ status: 404, body: { detail: 'Activity not found' } });
     const widget = await request(api, 'PATCH', '/widget/secret-widget', { token: f.acme, body: { content: { template: 'gauge', value: 1 } } });

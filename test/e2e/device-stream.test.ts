@@ -66,7 +66,7 @@ describe.each(adapters)('GET /device/stream through %s', (adapter) => {
     for (const p of phases) expect(Object.keys(p).sort()).toEqual(['content', 'dismissal_delay_s', 'owner', 'phase', 'slug', 'state']);
   });
 
-  it('a shared widget reaches the guest phone; the owner\'s other widgets do not', async () => {
+  it("a shared widget reaches the guest phone; the owner's other widgets do not", async () => {
     const guest = await deviceStream(f.guestToken);
     await guest.next();
     await patch('/widget/boiler', { content: gaugeContent() });

@@ -46,7 +46,10 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       for (const [body, expected] of cases) {
         const reply = await device('PUT', '/push', { body });
         expect(reply.status, JSON.stringify(body)).toBe(422);
-        expect(reply.body.detail.map(({ loc, type }: { loc: unknown; type: unknown }) => ({ loc, type })), JSON.stringify(body)).toEqual(expected);
+        expect(
+          reply.body.detail.map(({ loc, type }: { loc: unknown; type: unknown }) => ({ loc, type })),
+          JSON.stringify(body),
+        ).toEqual(expected);
       }
       // 16 and 512 characters are accepted.
       expect((await device('PUT', '/push', { body: { environment: 'sandbox', widgets: 'A'.repeat(16), push_to_start: 'b'.repeat(512) } })).status).toBe(204);
@@ -114,13 +117,21 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
   });
 
   describe('GET /device/widgets', () => {
-    it('every widget shown on the device: its account\'s (null content before the first publish) and those shared with it', async () => {
+    it("every widget shown on the device: its account's (null content before the first publish) and those shared with it", async () => {
       await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content: switchboardContent() } });
       const published = new Date(clock.now()).toISOString();
       const own = await device('GET', '/widgets');
       expect(own.status).toBe(200);
       expect(own.body.widgets.map((w: { slug: string }) => w.slug)).toEqual(['boiler', 'lights']);
-      expect(own.body.widgets[0]).toEqual({ owner: 'acme', slug: 'boiler', template: 'gauge', content: null, stale_after: 3600, updated_at: null, privacy: 'visible' });
+      expect(own.body.widgets[0]).toEqual({
+        owner: 'acme',
+        slug: 'boiler',
+        template: 'gauge',
+        content: null,
+        stale_after: 3600,
+        updated_at: null,
+        privacy: 'visible',
+      });
       expect(own.body.widgets[1]).toMatchObject({ owner: 'acme', slug: 'lights', template: 'switchboard', updated_at: published });
       expect(Object.keys(own.body.widgets[1])).toEqual(['owner', 'slug', 'template', 'content', 'stale_after', 'updated_at', 'privacy']);
       expect(own.body.widgets[1].content.template).toBe('switchboard');
@@ -134,7 +145,11 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       expect(one.status).toBe(200);
       expect(one.body).toMatchObject({ owner: 'acme', slug: 'boiler', template: 'gauge', content: { value: 30 } });
       expect((await device('GET', '/widgets/acme/lights', { token: f.guestToken })).status).toBe(200);
-      for (const [path, token] of [['/widgets/acme/boiler', f.guestToken], ['/widgets/other/secret-widget', f.deviceToken], ['/widgets/acme/nope', f.deviceToken]] as const) {
+      for (const [path, token] of [
+        ['/widgets/acme/boiler', f.guestToken],
+        ['/widgets/other/secret-widget', f.deviceToken],
+        ['/widgets/acme/nope', f.deviceToken],
+      ] as const) {
         const reply = await device('GET', path, { token });
         expect(reply.status, path).toBe(404);
         expect(reply.body).toEqual({ detail: 'Widget not found' });
@@ -143,7 +158,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     });
   });
 
-  it('GET /device/activities: every live activity of the device\'s account', async () => {
+  it("GET /device/activities: every live activity of the device's account", async () => {
     await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate(0.25) });
     await request(api, 'PATCH', '/activity/deploy', { token: f.acme, body: progressUpdate(0.5) });
     await request(api, 'PATCH', '/activity/deploy', { token: f.acme, body: progressUpdate(1, 'IDLE') });

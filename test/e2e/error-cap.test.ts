@@ -25,7 +25,9 @@ describe.each(adapters)('field-error arrays are capped through %s', (adapter) =>
       expect(Buffer.byteLength(raw)).toBeGreaterThan(58_000);
       const reply = await request(api, method, path, { token: f.acme, raw });
       expect(reply.status, path).toBe(422);
-      expect(reply.body.detail, path).toEqual(Array.from({ length: 64 }, (_, i) => ({ loc: ['body', `k${i}`], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })));
+      expect(reply.body.detail, path).toEqual(
+        Array.from({ length: 64 }, (_, i) => ({ loc: ['body', `k${i}`], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })),
+      );
       expect(JSON.stringify(reply.body).length, path).toBeLessThan(6_000);
     }
   });
@@ -40,17 +42,27 @@ describe.each(adapters)('field-error arrays are capped through %s', (adapter) =>
 
   it('a nested list far over its bound is one too_long error, not one per item', async () => {
     const segments = Array.from({ length: 6000 }, () => ({ x: 1 }));
-    const reply = await request(api, 'PATCH', '/activity/build', { token: f.acme, body: { ...progressUpdate(), content: { template: 'progress', progress: { value: 0.5, segments } } } });
+    const reply = await request(api, 'PATCH', '/activity/build', {
+      token: f.acme,
+      body: { ...progressUpdate(), content: { template: 'progress', progress: { value: 0.5, segments } } },
+    });
     expect(reply.status).toBe(422);
-    expect(reply.body.detail).toEqual([{ loc: ['body', 'content', 'progress', 'segments'], msg: 'List should have at most 4 items after validation', type: 'too_long' }]);
+    expect(reply.body.detail).toEqual([
+      { loc: ['body', 'content', 'progress', 'segments'], msg: 'List should have at most 4 items after validation', type: 'too_long' },
+    ]);
   });
 
   it('thousands of bad webhook headers: the first 64 in order', async () => {
     const headers = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`h${i}`, 5]));
-    const reply = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://hooks.example.com/', headers } } } });
+    const reply = await request(api, 'PUT', '/widget/lights/webhooks', {
+      token: f.acme,
+      body: { webhooks: { '*': { url: 'https://hooks.example.com/', headers } } },
+    });
     expect(reply.status).toBe(422);
     expect(reply.body.detail).toHaveLength(64);
-    expect(reply.body.detail.map((error: { loc: unknown[] }) => error.loc)).toEqual(Array.from({ length: 64 }, (_, i) => ['body', 'webhooks', '*', 'headers', `h${i}`]));
+    expect(reply.body.detail.map((error: { loc: unknown[] }) => error.loc)).toEqual(
+      Array.from({ length: 64 }, (_, i) => ['body', 'webhooks', '*', 'headers', `h${i}`]),
+    );
     expect(reply.body.detail[0]).toMatchObject({ type: 'string_type' });
   });
 

@@ -58,7 +58,13 @@ describe.each(adapters)('GET /events through %s', (adapter) => {
     const frame = await events.next(dataFrame);
     expect(frame.raw.split('\n')).toHaveLength(2);
     expect(frame.id).toBe('u:1');
-    expect(dataOf(frame)).toMatchObject({ id, request_id: 'tap', type: 'widget.action.v1', subject: { kind: 'widget', slug: 'lights' }, data: { action: 'hall', kind: 'toggle', value: true } });
+    expect(dataOf(frame)).toMatchObject({
+      id,
+      request_id: 'tap',
+      type: 'widget.action.v1',
+      subject: { kind: 'widget', slug: 'lights' },
+      data: { action: 'hall', kind: 'toggle', value: true },
+    });
   });
 
   it('no gzip even when asked for', async () => {
@@ -148,7 +154,13 @@ describe.each(adapters)('GET /events through %s', (adapter) => {
 
   it('events published during a replay arrive once, in order', async () => {
     for (let i = 0; i < 250; i++) {
-      await storage.appendEvent('acme', { id: `e${i}`, subject: 'widget/lights', type: 'widget.action.v1', expiresAt: clock.now() + EVENT_LIFETIME_MS, envelope: { id: `e${i}` } });
+      await storage.appendEvent('acme', {
+        id: `e${i}`,
+        subject: 'widget/lights',
+        type: 'widget.action.v1',
+        expiresAt: clock.now() + EVENT_LIFETIME_MS,
+        envelope: { id: `e${i}` },
+      });
     }
     const events = await stream('', { 'last-event-id': 'u:0' });
     const more = Promise.all(Array.from({ length: 5 }, () => press()));
@@ -179,7 +191,7 @@ describe.each(adapters)('GET /events through %s', (adapter) => {
     }
   });
 
-  it('positions are per account: another account never sees acme\'s events', async () => {
+  it("positions are per account: another account never sees acme's events", async () => {
     await press();
     const events = await stream('', { 'last-event-id': 'u:0' }, f.other);
     clock.advance(PING_MS);

@@ -45,7 +45,11 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
     for (const requestId of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10', `A_z-0${'9'.repeat(123)}`]) {
       expect((await press({ action: 'bell', request_id: requestId })).status, requestId).toBe(202);
     }
-    expect((await events()).map((event) => event.envelope.request_id)).toEqual(['01ARZ3NDEKTSV4RRFFQ69G5FAV', '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10', `A_z-0${'9'.repeat(123)}`]);
+    expect((await events()).map((event) => event.envelope.request_id)).toEqual([
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10',
+      `A_z-0${'9'.repeat(123)}`,
+    ]);
   });
 
   it('a button press carries no value', async () => {

@@ -7,8 +7,7 @@ const jsonInvalid = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 
 describe.each(adapters)('request bodies through %s', (adapter) => {
   let api: ApiServer;
   let f: Fixture;
-  const send = (raw: string, contentType: string | null = 'application/json') =>
-    request(api, 'PATCH', '/activity/build', { token: f.acme, raw, contentType });
+  const send = (raw: string, contentType: string | null = 'application/json') => request(api, 'PATCH', '/activity/build', { token: f.acme, raw, contentType });
   beforeEach(async () => {
     api = await startApi(adapter);
     f = await seedFixture(api.tilecast);

@@ -61,7 +61,10 @@ describe.each(['node-http', 'express'] as AdapterName[])('a store outage through
 
   const everyEndpoint = async () => ({
     widget: await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content: switchboardContent() } }),
-    activity: await request(api, 'PATCH', '/activity/build', { token: f.acme, body: { state: 'IDLE', content: { template: 'progress', progress: { value: 0 } } } }),
+    activity: await request(api, 'PATCH', '/activity/build', {
+      token: f.acme,
+      body: { state: 'IDLE', content: { template: 'progress', progress: { value: 0 } } },
+    }),
     putWebhooks: await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://hooks.example.com/x' } } } }),
     getWebhooks: await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme }),
     deleteWebhooks: await request(api, 'DELETE', '/widget/lights/webhooks', { token: f.acme }),

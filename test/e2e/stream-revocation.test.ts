@@ -49,7 +49,7 @@ describe('open streams end with their credentials (memory store)', () => {
     await api.close();
   });
 
-  it('a rotated token ends the streams opened with it; the new token\'s and another account\'s keep running', async () => {
+  it("a rotated token ends the streams opened with it; the new token's and another account's keep running", async () => {
     const old = [await events(f.acme), await events(f.acme)];
     const other = await events(f.other);
     const token = await api.tilecast.management.rotateToken('acme');
@@ -59,7 +59,7 @@ describe('open streams end with their credentials (memory store)', () => {
     await stillRunning(renewed, other);
   });
 
-  it('an ended subscription ends the account\'s streams', async () => {
+  it("an ended subscription ends the account's streams", async () => {
     const acme = await events(f.acme);
     const other = await events(f.other);
     await api.tilecast.management.setSubscription('acme', 'none');
@@ -68,7 +68,7 @@ describe('open streams end with their credentials (memory store)', () => {
     await stillRunning(other);
   });
 
-  it('a deleted account ends its event streams and its devices\' streams', async () => {
+  it("a deleted account ends its event streams and its devices' streams", async () => {
     const acme = await events(f.acme);
     const phone = await deviceStream(f.deviceToken);
     const other = await events(f.other);
@@ -88,7 +88,7 @@ describe('open streams end with their credentials (memory store)', () => {
     await stillRunning(guest);
   });
 
-  it('a new device token ends the streams opened with the old one; the new token\'s keeps running', async () => {
+  it("a new device token ends the streams opened with the old one; the new token's keeps running", async () => {
     const old = await deviceStream(f.deviceToken);
     const { token } = await api.tilecast.management.registerDevice({ id: 'acme-phone', account: 'acme' });
     const renewed = await deviceStream(token);

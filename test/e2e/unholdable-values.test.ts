@@ -127,7 +127,10 @@ describe.each(stores.flatMap((store) => adapters.map((adapter) => [store, adapte
 
   describe('in Last-Event-ID: unrecognised (every unexpired event is replayed)', () => {
     it.each(['u:1\0', 'u:\ud8001', '\0', 'u:1\ud800'])('%j', async (lastEventId) => {
-      const pressed = await request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, body: { owner: 'acme', slug: 'lights', request_id: 'seen', action: 'bell' } });
+      const pressed = await request(api, 'POST', '/device/presses', {
+        authorization: `Device ${f.deviceToken}`,
+        body: { owner: 'acme', slug: 'lights', request_id: 'seen', action: 'bell' },
+      });
       expect(pressed.status).toBe(202);
       const result = await api.tilecast.handle({
         method: 'GET',
@@ -153,7 +156,9 @@ describe.each(stores.flatMap((store) => adapters.map((adapter) => [store, adapte
       const before = await api.storage.lastEventPosition('acme');
       for (const bad of ['\\u0000', 'x\\u0000', '\\ud800', 'x\\udfffy']) {
         const fields: Record<string, string> = { owner: '"acme"', slug: '"lights"', request_id: '"r1"', action: '"bell"', [field]: `"${bad}"` };
-        const raw = `{${Object.entries(fields).map(([key, value]) => `"${key}":${value}`).join(',')}}`;
+        const raw = `{${Object.entries(fields)
+          .map(([key, value]) => `"${key}":${value}`)
+          .join(',')}}`;
         const reply = await request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, raw });
         expect(reply.status).toBe(422);
         expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ['body', field], type: 'string_unicode' })]);

@@ -43,7 +43,13 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
   it('PUT answers 200 with the redacted map, defaults applied; GET returns the same; DELETE 204 empties it', async () => {
     const reply = await put('lights', {
       webhooks: {
-        hall: { url: `https://hooks.example.com/t/{{action}}?token=${QUERY_VALUE}&v={{value}}`, method: 'PUT', headers: { 'X-Api-Key': HEADER_VALUE }, body: { on: '{{value}}' }, secret: SECRET },
+        hall: {
+          url: `https://hooks.example.com/t/{{action}}?token=${QUERY_VALUE}&v={{value}}`,
+          method: 'PUT',
+          headers: { 'X-Api-Key': HEADER_VALUE },
+          body: { on: '{{value}}' },
+          secret: SECRET,
+        },
         '*': entry(),
       },
     });
@@ -113,7 +119,10 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
     const refuse = async (body: unknown, loc: (string | number)[], type?: string) => {
       const reply = await put('lights', body);
       expect(reply.status, JSON.stringify(body)).toBe(422);
-      expect(reply.body.detail.map((error: { loc: unknown }) => error.loc), JSON.stringify(body)).toContainEqual(loc);
+      expect(
+        reply.body.detail.map((error: { loc: unknown }) => error.loc),
+        JSON.stringify(body),
+      ).toContainEqual(loc);
       if (type !== undefined) expect(reply.body.detail.find((e: { loc: unknown }) => JSON.stringify(e.loc) === JSON.stringify(loc)).type).toBe(type);
       for (const item of reply.body.detail) expect(Object.keys(item).sort()).toEqual(['loc', 'msg', 'type']);
       expectNoCanary(visible(reply));
@@ -145,7 +154,11 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
     });
 
     it('url: required https, port 443 only, no credentials, public host, known placeholders', async () => {
-      await accept({ webhooks: { '*': entry({ url: 'https://hooks.example.com:443/{{slug}}/{{action}}?e={{event_id}}&r={{request_id}}&k={{kind}}&s={{subject}}&j={{event_json}}' }) } });
+      await accept({
+        webhooks: {
+          '*': entry({ url: 'https://hooks.example.com:443/{{slug}}/{{action}}?e={{event_id}}&r={{request_id}}&k={{kind}}&s={{subject}}&j={{event_json}}' }),
+        },
+      });
       await refuse({ webhooks: { '*': {} } }, at('*', 'url'), 'missing');
       const bad: [string, string][] = [
         [`http://hooks.example.com/?t=${QUERY_VALUE}`, 'url_scheme'],
@@ -163,16 +176,33 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
     });
 
     it('method: POST, PUT, PATCH or GET (default POST)', async () => {
-      for (const method of ['POST', 'PUT', 'PATCH', 'GET']) expect((await accept({ webhooks: { '*': entry({ method }) } })).body.webhooks['*'].config.method).toBe(method);
+      for (const method of ['POST', 'PUT', 'PATCH', 'GET'])
+        expect((await accept({ webhooks: { '*': entry({ method }) } })).body.webhooks['*'].config.method).toBe(method);
       expect((await accept({ webhooks: { '*': entry({ method: null }) } })).body.webhooks['*'].config.method).toBe('POST');
       for (const method of ['DELETE', 'post', 1]) await refuse({ webhooks: { '*': entry({ method }) } }, at('*', 'method'));
     });
 
     it('headers: refused names in any case, token names, no CR/LF/control characters, 1 KiB in total', async () => {
       await accept({ webhooks: { '*': entry({ headers: { Authorization: `Bearer ${HEADER_VALUE}`, 'X-Custom': 'a\tb', 'Content-Type': 'text/plain' } }) } });
-      const refused = ['Host', 'host', 'HOST', 'Content-Length', 'connection', 'Transfer-Encoding', 'upgrade', 'te', 'TE', 'Trailer', 'Proxy-Authorization', 'x-svc-signature', 'X-SVC-anything', 'X-Svc-Timestamp'];
+      const refused = [
+        'Host',
+        'host',
+        'HOST',
+        'Content-Length',
+        'connection',
+        'Transfer-Encoding',
+        'upgrade',
+        'te',
+        'TE',
+        'Trailer',
+        'Proxy-Authorization',
+        'x-svc-signature',
+        'X-SVC-anything',
+        'X-Svc-Timestamp',
+      ];
       for (const name of refused) await refuse({ webhooks: { '*': entry({ headers: { [name]: HEADER_VALUE } }) } }, at('*', 'headers', name), 'value_error');
-      for (const name of ['Bad Name', 'x:y', 'é', '']) await refuse({ webhooks: { '*': entry({ headers: { [name]: HEADER_VALUE } }) } }, at('*', 'headers', name), 'value_error');
+      for (const name of ['Bad Name', 'x:y', 'é', ''])
+        await refuse({ webhooks: { '*': entry({ headers: { [name]: HEADER_VALUE } }) } }, at('*', 'headers', name), 'value_error');
       for (const value of [`${HEADER_VALUE}\r\nX-Injected: 1`, `${HEADER_VALUE}\n`, `${HEADER_VALUE}\r`, `${HEADER_VALUE}\u0001`, `${HEADER_VALUE}\u0100`]) {
         await refuse({ webhooks: { '*': entry({ headers: { 'X-Api-Key': value } }) } }, at('*', 'headers', 'X-Api-Key'), 'value_error');
       }
@@ -181,7 +211,11 @@ describe.each(adapters)('webhook map endpoints through %s', (adapter) => {
       await refuse({ webhooks: { '*': entry({ headers: ['X-A'] }) } }, at('*', 'headers'), 'dict_type');
       // 1 KiB: names and values together.
       await accept({ webhooks: { '*': entry({ headers: { 'X-A': 'v'.repeat(1021) } }) } });
-      await refuse({ webhooks: { '*': entry({ headers: { 'X-A': HEADER_VALUE + 'v'.repeat(1022 - HEADER_VALUE.length) } }) } }, at('*', 'headers'), 'value_error');
+      await refuse(
+        { webhooks: { '*': entry({ headers: { 'X-A': HEADER_VALUE + 'v'.repeat(1022 - HEADER_VALUE.length) } }) } },
+        at('*', 'headers'),
+        'value_error',
+      );
     });
 
     it('body: any JSON up to 2 KiB, known placeholders only; omitted or null sends the envelope', async () => {
@@ -226,7 +260,9 @@ describe('private networks (TILECAST_WEBHOOK_ALLOW_PRIVATE underneath)', () => {
       const body = { webhooks: { '*': { url: 'https://localhost/hook' } } };
       expect((await request(strict, 'PUT', '/widget/lights/webhooks', { token: fs.acme, body })).status).toBe(422);
       expect((await request(relaxed, 'PUT', '/widget/lights/webhooks', { token: fr.acme, body })).status).toBe(200);
-      expect((await request(relaxed, 'PUT', '/widget/lights/webhooks', { token: fr.acme, body: { webhooks: { '*': { url: 'https://localhost:8443/' } } } })).status).toBe(422);
+      expect(
+        (await request(relaxed, 'PUT', '/widget/lights/webhooks', { token: fr.acme, body: { webhooks: { '*': { url: 'https://localhost:8443/' } } } })).status,
+      ).toBe(422);
       expect(capture.lines.some((line) => line.startsWith('warn') && line.includes('private'))).toBe(true);
     } finally {
       await strict.close();
@@ -257,7 +293,10 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
   });
 
   const press = (requestId: string) =>
-    request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, body: { owner: 'acme', slug: 'lights', request_id: requestId, action: 'hall', value: true } });
+    request(api, 'POST', '/device/presses', {
+      authorization: `Device ${f.deviceToken}`,
+      body: { owner: 'acme', slug: 'lights', request_id: requestId, action: 'hall', value: true },
+    });
 
   it('the event stream and the webhook each receive the press once, with the same envelope', async () => {
     const stream = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
@@ -271,7 +310,9 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
       expect(receiver.requests).toHaveLength(1);
       const [delivered] = receiver.requests;
       expect(JSON.parse(delivered!.body)).toEqual(envelope);
-      await expect(verifyWebhook({ secret: SECRET, headers: delivered!.headers, method: 'POST', url: delivered!.url, body: delivered!.body })).resolves.toMatchObject({ eventId: envelope.id });
+      await expect(
+        verifyWebhook({ secret: SECRET, headers: delivered!.headers, method: 'POST', url: delivered!.url, body: delivered!.body }),
+      ).resolves.toMatchObject({ eventId: envelope.id });
       // A retried press from the phone is not delivered again.
       await press('tap-both');
       await api.tilecast.idle();
@@ -283,7 +324,10 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
   });
 
   it('a request_id cannot steer the URL it is filled into: refused with a 422, nothing delivered', async () => {
-    const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://localhost/presses/{{request_id}}' } } } });
+    const put = await request(api, 'PUT', '/widget/lights/webhooks', {
+      token: f.acme,
+      body: { webhooks: { '*': { url: 'https://localhost/presses/{{request_id}}' } } },
+    });
     expect(put.status).toBe(200);
     for (const requestId of ['../admin?x=1&', '..', 'x/../../admin', 'a.b', 'x#frag', 'u:p@evil', '%2e%2e']) {
       const refused = await press(requestId);
@@ -298,14 +342,22 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
   });
 
   it('entries and header names __proto__, constructor and prototype are kept: GET shows them, presses reach their own entry', async () => {
-    const content = { template: 'switchboard', actions: [{ id: 'constructor', label: 'C' }, { id: '__proto__', label: 'P' }, { id: 'prototype', label: 'T' }] };
+    const content = {
+      template: 'switchboard',
+      actions: [
+        { id: 'constructor', label: 'C' },
+        { id: '__proto__', label: 'P' },
+        { id: 'prototype', label: 'T' },
+      ],
+    };
     expect((await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content } })).status).toBe(200);
     const map =
       '{"webhooks":{"constructor":{"url":"https://localhost/constructor","headers":{"__proto__":"proto-header","constructor":"ctor-header","prototype":"type-header"}},' +
       '"__proto__":{"url":"https://localhost/proto","headers":{"X-Kind":"proto"}},"*":{"url":"https://localhost/any"}}}';
     const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, raw: map });
     expect(put.status).toBe(200);
-    const entry = (url: string, headers: string) => `{"config":{"url":"${url}","method":"POST","headers":${headers},"body":null},"last_success_at":null,"last_failure_at":null}`;
+    const entry = (url: string, headers: string) =>
+      `{"config":{"url":"${url}","method":"POST","headers":${headers},"body":null},"last_success_at":null,"last_failure_at":null}`;
     const expected =
       `{"webhooks":{"constructor":${entry('https://localhost/constructor', '{"__proto__":"***","constructor":"***","prototype":"***"}')},` +
       `"__proto__":${entry('https://localhost/proto', '{"X-Kind":"***"}')},"*":${entry('https://localhost/any', '{}')}}}`;
@@ -313,7 +365,10 @@ describe.each(adapters)('a press reaches both channels through %s', (adapter) =>
     expect(JSON.stringify((await request(api, 'GET', '/widget/lights/webhooks', { token: f.acme })).body)).toBe(expected);
 
     const pressOn = (action: string) =>
-      request(api, 'POST', '/device/presses', { authorization: `Device ${f.deviceToken}`, body: { owner: 'acme', slug: 'lights', request_id: `tap-${action}`, action } });
+      request(api, 'POST', '/device/presses', {
+        authorization: `Device ${f.deviceToken}`,
+        body: { owner: 'acme', slug: 'lights', request_id: `tap-${action}`, action },
+      });
     for (const action of ['constructor', '__proto__', 'prototype']) {
       expect((await pressOn(action)).status, action).toBe(202);
       await api.tilecast.idle();

@@ -6,7 +6,13 @@ import { createManualClock, type ManualClock } from '../support/manual-clock.js'
 /** A number whose JSON text is exactly `length` characters (1..21), checked to round-trip. */
 function numberOfJsonLength(length: number): number {
   const text =
-    length <= 15 ? '1'.repeat(length) : length === 16 ? '-' + '1'.repeat(15) : length === 17 ? '-0.' + '1'.repeat(14) : '-0.' + '0'.repeat(length - 18) + '1'.repeat(15);
+    length <= 15
+      ? '1'.repeat(length)
+      : length === 16
+        ? '-' + '1'.repeat(15)
+        : length === 17
+          ? '-0.' + '1'.repeat(14)
+          : '-0.' + '0'.repeat(length - 18) + '1'.repeat(15);
   const value = Number(text);
   if (JSON.stringify(value) !== text) throw new Error(`no number of JSON length ${length}`);
   return value;
@@ -42,7 +48,8 @@ function bigPricesOfSize(bytes: number): { content: Record<string, unknown>; tex
   if (missing < 0 || missing > 16) throw new Error(`cannot build prices content of ${bytes} bytes`);
   const content = { template: 'prices', unit: 'x'.repeat(missing), entries };
   const text = JSON.stringify({ content }).replaceAll('100000000000000000000', '1e20');
-  if (JSON.stringify(content).length !== bytes || JSON.stringify((JSON.parse(text) as { content: unknown }).content) !== JSON.stringify(content)) throw new Error('bad prices content');
+  if (JSON.stringify(content).length !== bytes || JSON.stringify((JSON.parse(text) as { content: unknown }).content) !== JSON.stringify(content))
+    throw new Error('bad prices content');
   return { content, text };
 }
 
@@ -153,7 +160,7 @@ describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
     expect(await patch('tariff', { content: { ...content, unit } })).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
   });
 
-  it('pushes to the account\'s devices and shared devices, at most once per widget every 2 s with the latest content', async () => {
+  it("pushes to the account's devices and shared devices, at most once per widget every 2 s with the latest content", async () => {
     await patch('lights', { content: switchboardContent() });
     await api.tilecast.idle();
     expect(api.transport.pushes.map((p) => p.deviceId).sort()).toEqual(['acme-phone', 'guest-phone']);

@@ -44,7 +44,8 @@ function acceptedWrongly(request: RawRequest): string[] {
   if (authorizations >= 2 && !request.target.includes('openapi.json')) found.push(`accepted with ${authorizations} Authorization headers`);
   if (request.method === 'POST' && request.target.includes('/device/presses') && request.body !== undefined) {
     const requestId = parsedField(request.body, 'request_id');
-    if (typeof requestId === 'string' && !/^[A-Za-z0-9_-]+$/.test(requestId)) found.push(`press accepted with request_id ${JSON.stringify(requestId.slice(0, 40))}`);
+    if (typeof requestId === 'string' && !/^[A-Za-z0-9_-]+$/.test(requestId))
+      found.push(`press accepted with request_id ${JSON.stringify(requestId.slice(0, 40))}`);
   }
   return found;
 }
@@ -72,7 +73,8 @@ export function errorShapeProblems(body: unknown): string[] {
     if (!isPlainObject(item)) return void found.push(`detail[${i}] is not an object`);
     const itemKeys = Object.keys(item).sort();
     if (itemKeys.join() !== 'loc,msg,type') found.push(`detail[${i}] keys ${JSON.stringify(itemKeys)}`);
-    if (!Array.isArray(item.loc) || !item.loc.every((part) => typeof part === 'string' || Number.isInteger(part))) found.push(`detail[${i}].loc ${JSON.stringify(item.loc)}`);
+    if (!Array.isArray(item.loc) || !item.loc.every((part) => typeof part === 'string' || Number.isInteger(part)))
+      found.push(`detail[${i}].loc ${JSON.stringify(item.loc)}`);
     if (typeof item.msg !== 'string') found.push(`detail[${i}].msg is ${typeof item.msg}`);
     if (typeof item.type !== 'string') found.push(`detail[${i}].type is ${typeof item.type}`);
   });
@@ -107,7 +109,10 @@ export function describeReply(reply: RawReply): string {
  * message (a guess from the input; the assertion itself does not depend on it).
  */
 export function likelyItem(request: RawRequest, reply: RawReply | null, found: string[]): string | null {
-  const sent = Buffer.concat([Buffer.from(`${request.method} ${request.target}`, 'latin1'), ...request.headers.map(([, v]) => Buffer.from(typeof v === 'string' ? Buffer.from(v, 'latin1') : v))]).toString('latin1');
+  const sent = Buffer.concat([
+    Buffer.from(`${request.method} ${request.target}`, 'latin1'),
+    ...request.headers.map(([, v]) => Buffer.from(typeof v === 'string' ? Buffer.from(v, 'latin1') : v)),
+  ]).toString('latin1');
   if (reply === null) return request.method === 'CONNECT' ? "issue 20 item 11 (Node's own refusals: CONNECT closes the socket)" : null;
   const nodeOwn = (reply.headers['content-type'] ?? []).length === 0 && reply.body.byteLength === 0;
   if (nodeOwn && [400, 417, 431].includes(reply.status)) return "issue 20 item 11 (Node's own refusals have empty bodies)";

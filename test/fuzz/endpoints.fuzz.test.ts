@@ -41,7 +41,9 @@ const REPLAY_PATH = process.env.TILECAST_FUZZ_PATH || undefined;
 const COLLECT = process.env.TILECAST_FUZZ_COLLECT === '1';
 
 type StoreName = 'memory' | 'postgres';
-const combos: Array<[AdapterName, StoreName]> = adapters.flatMap((adapter) => (['memory', 'postgres'] as const).map((store): [AdapterName, StoreName] => [adapter, store]));
+const combos: Array<[AdapterName, StoreName]> = adapters.flatMap((adapter) =>
+  (['memory', 'postgres'] as const).map((store): [AdapterName, StoreName] => [adapter, store]),
+);
 
 /** Endpoint names, known before any server runs (the arbitraries are cheap to make). */
 const ENDPOINT_NAMES = endpoints({ prefix: '', tokens: { acme: 'a', other: 'o', unsubscribed: 'u', deviceToken: 'd', guestToken: 'g' } }).map((e) => e.name);
@@ -95,7 +97,10 @@ describe.each(combos)('fuzz through %s on %s storage', (adapter, store) => {
     await api?.close();
     await api?.storage.close?.();
     if (schema !== undefined) await backend!.dropSchema(schema);
-    const summary = [...statuses].sort().map(([status, n]) => `${status}×${n}`).join(' ');
+    const summary = [...statuses]
+      .sort()
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
     console.log(`fuzz ${adapter}/${store}: ${summary} in ${Math.round(performance.now() - started)} ms`);
     if (collected.length > 0) console.log(`fuzz ${adapter}/${store}: ${collected.length} failing cases\n\n${collected.join('\n\n')}`);
   });
@@ -121,24 +126,28 @@ describe.each(combos)('fuzz through %s on %s storage', (adapter, store) => {
     else throw new FuzzFailure(message);
   };
 
-  it.each(ENDPOINT_NAMES)('%s', async (name) => {
-    const result = await fc.check(fc.asyncProperty(cases.get(name)!, send), {
-      seed: SEED,
-      path: REPLAY_PATH,
-      numRuns: RUNS,
-      endOnFailure: COLLECT,
-      // Shrinking sends a request per step: bounded, the best counterexample so far is kept.
-      interruptAfterTimeLimit: 40_000,
-    });
-    if (result.failed) {
-      const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-      throw new Error(
-        `${adapter}/${store} ${name}: ${cause}\n(shrunk ${result.numShrinks} times; replay: TILECAST_FUZZ_SEED=${result.seed} ` +
-          `TILECAST_FUZZ_PATH=${result.counterexamplePath} npx vitest run test/fuzz -t '${adapter} on ${store} storage ${name}')`,
-      );
-    }
-    expect(result.numRuns).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(ENDPOINT_NAMES)(
+    '%s',
+    async (name) => {
+      const result = await fc.check(fc.asyncProperty(cases.get(name)!, send), {
+        seed: SEED,
+        path: REPLAY_PATH,
+        numRuns: RUNS,
+        endOnFailure: COLLECT,
+        // Shrinking sends a request per step: bounded, the best counterexample so far is kept.
+        interruptAfterTimeLimit: 40_000,
+      });
+      if (result.failed) {
+        const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+        throw new Error(
+          `${adapter}/${store} ${name}: ${cause}\n(shrunk ${result.numShrinks} times; replay: TILECAST_FUZZ_SEED=${result.seed} ` +
+            `TILECAST_FUZZ_PATH=${result.counterexamplePath} npx vitest run test/fuzz -t '${adapter} on ${store} storage ${name}')`,
+        );
+      }
+      expect(result.numRuns).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 
   it('reached past authentication into validation and the handlers', () => {
     const count = (test: (status: number) => boolean) => [...statuses].filter(([s]) => test(Number(s))).reduce((sum, [, n]) => sum + n, 0);

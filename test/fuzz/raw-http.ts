@@ -72,13 +72,23 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs: number): P
       else reject(outcome.error);
     };
     const timer = setTimeout(
-      () => finish({ error: new Error(`no complete answer within ${timeoutMs} ms (received ${received.byteLength} bytes: ${JSON.stringify(received.subarray(0, 200).toString('latin1'))})`) }),
+      () =>
+        finish({
+          error: new Error(
+            `no complete answer within ${timeoutMs} ms (received ${received.byteLength} bytes: ${JSON.stringify(received.subarray(0, 200).toString('latin1'))})`,
+          ),
+        }),
       timeoutMs,
     );
     const tryParse = (ended: boolean) => {
       const parsed = parseResponse(received, noBody, ended);
       if (parsed === 'incomplete') {
-        if (ended) finish({ error: new Error(`connection closed without a complete response (received ${received.byteLength} bytes: ${JSON.stringify(received.subarray(0, 200).toString('latin1'))})`) });
+        if (ended)
+          finish({
+            error: new Error(
+              `connection closed without a complete response (received ${received.byteLength} bytes: ${JSON.stringify(received.subarray(0, 200).toString('latin1'))})`,
+            ),
+          });
         return;
       }
       finish({ reply: parsed });

@@ -92,12 +92,54 @@ const depth = fc.constantFrom(16, 600, 10_000, 30_000);
 export const weirdValue: fc.Arbitrary<JsonNode> = fc.oneof(
   fc.constantFrom(
     ...[
-      'null', 'true', 'false', '0', '-0', '-0.0', '1e400', '-1e400', '1e-400', '9007199254740993', '-9007199254740993', '1e20',
-      '1E2', '0.1', '-1', '1.5', '2147483648', '4294967296', '123456789012345678901234567890', '0e0',
-      '""', '"\\u0000"', '"a\\u0000b"', '"\\ud800"', '"x\\udc00"', '"\\ud800\\ud800"', '"\\uffff"', '"\\ufeff"', '"\\u2028\\u2029"',
-      '"{{request_id}}"', '"{{unknown}}"', '"https://127.0.0.1/"', '"https://[::1]/"', '"__proto__"', '"ONGOING"', '"IDLE"',
-      '"\\"}\\n\\n data: forged"', '"😀"', '"\\ud83d\\ude00"', '"e\\u0301"', '[]', '{}', '[null]', '{"":""}',
-      '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"\\u005f_proto__":{}}', '{"prototype":{}}',
+      'null',
+      'true',
+      'false',
+      '0',
+      '-0',
+      '-0.0',
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '9007199254740993',
+      '-9007199254740993',
+      '1e20',
+      '1E2',
+      '0.1',
+      '-1',
+      '1.5',
+      '2147483648',
+      '4294967296',
+      '123456789012345678901234567890',
+      '0e0',
+      '""',
+      '"\\u0000"',
+      '"a\\u0000b"',
+      '"\\ud800"',
+      '"x\\udc00"',
+      '"\\ud800\\ud800"',
+      '"\\uffff"',
+      '"\\ufeff"',
+      '"\\u2028\\u2029"',
+      '"{{request_id}}"',
+      '"{{unknown}}"',
+      '"https://127.0.0.1/"',
+      '"https://[::1]/"',
+      '"__proto__"',
+      '"ONGOING"',
+      '"IDLE"',
+      '"\\"}\\n\\n data: forged"',
+      '"😀"',
+      '"\\ud83d\\ude00"',
+      '"e\\u0301"',
+      '[]',
+      '{}',
+      '[null]',
+      '{"":""}',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"\\u005f_proto__":{}}',
+      '{"prototype":{}}',
       '{"toString":1,"hasOwnProperty":2,"valueOf":3}',
     ].map(lit),
   ),
@@ -113,7 +155,26 @@ export const weirdValue: fc.Arbitrary<JsonNode> = fc.oneof(
 );
 
 export const weirdKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '', ' ', '\u0000', '\ud800', 'x'.repeat(300), 'state', 'content', 'template', 'webhooks', '*', 'detail', 'loc'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    'x'.repeat(300),
+    'state',
+    'content',
+    'template',
+    'webhooks',
+    '*',
+    'detail',
+    'loc',
+  ),
   fc.string({ unit: 'binary', maxLength: 12 }),
 );
 
@@ -139,12 +200,44 @@ const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
   fc.record({
     op: fc.constant('insert' as const),
     at: fc.nat(),
-    bytes: fc.constantFrom<number[]>([0x00], [0xff], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xef, 0xbb, 0xbf], [0x0a], [0x22], [0x5c]),
+    bytes: fc.constantFrom<number[]>(
+      [0x00],
+      [0xff],
+      [0x80],
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xed, 0xbf, 0xbf],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xef, 0xbb, 0xbf],
+      [0x0a],
+      [0x22],
+      [0x5c],
+    ),
   }),
   fc.constant({ op: 'bom' as const }),
   fc.record({
     op: fc.constant('replaceAll' as const),
-    text: fc.constantFrom('', ' ', '\n', 'null', 'true', '1', '"x"', '[]', '{}', '{', '}', 'not json', '{"a":1}garbage', '{"a":1}{"b":2}', '\u0000', '{"a":1,}', "{'a':1}", 'NaN', '[1e400]'),
+    text: fc.constantFrom(
+      '',
+      ' ',
+      '\n',
+      'null',
+      'true',
+      '1',
+      '"x"',
+      '[]',
+      '{}',
+      '{',
+      '}',
+      'not json',
+      '{"a":1}garbage',
+      '{"a":1}{"b":2}',
+      '\u0000',
+      '{"a":1,}',
+      "{'a':1}",
+      'NaN',
+      '[1e400]',
+    ),
   }),
   fc.record({ op: fc.constant('encoding' as const), as: fc.constantFrom('latin1' as const, 'utf16le' as const) }),
 );
@@ -180,7 +273,10 @@ export function mutatedBody(valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ body: 
   return fc
     .tuple(
       valid,
-      fc.oneof({ weight: 2, arbitrary: fc.constant([] as TreeMutation[]) }, { weight: 5, arbitrary: fc.array(treeMutation(weirdValue), { minLength: 1, maxLength: 3 }) }),
+      fc.oneof(
+        { weight: 2, arbitrary: fc.constant([] as TreeMutation[]) },
+        { weight: 5, arbitrary: fc.array(treeMutation(weirdValue), { minLength: 1, maxLength: 3 }) },
+      ),
       fc.oneof({ weight: 5, arbitrary: fc.constant([] as ByteMutation[]) }, { weight: 1, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) }),
     )
     .map(([value, tree, bytes]) => {
@@ -209,7 +305,12 @@ export const validWidgetBody = (template: 'gauge' | 'switchboard' | 'prices') =>
     {
       content:
         template === 'gauge'
-          ? fc.record({ template: fc.constant('gauge'), value: fc.double({ min: 0, max: 100, noNaN: true }), unit: fc.constant('°C'), label: fc.string({ maxLength: 20 }) })
+          ? fc.record({
+              template: fc.constant('gauge'),
+              value: fc.double({ min: 0, max: 100, noNaN: true }),
+              unit: fc.constant('°C'),
+              label: fc.string({ maxLength: 20 }),
+            })
           : template === 'switchboard'
             ? fc.record({
                 template: fc.constant('switchboard'),
@@ -223,7 +324,15 @@ export const validWidgetBody = (template: 'gauge' | 'switchboard' | 'prices') =>
                 fc.record({
                   template: fc.constant('prices'),
                   unit: fc.constant('ct'),
-                  entries: fc.tuple(...Array.from({ length: n }, (_, i) => fc.record({ start: fc.constant(ISO(i * 15)), price: fc.constantFrom(0, -1.5, 1e20, 123.456), level: fc.constantFrom('low', 'medium', 'high', null) }))),
+                  entries: fc.tuple(
+                    ...Array.from({ length: n }, (_, i) =>
+                      fc.record({
+                        start: fc.constant(ISO(i * 15)),
+                        price: fc.constantFrom(0, -1.5, 1e20, 123.456),
+                        level: fc.constantFrom('low', 'medium', 'high', null),
+                      }),
+                    ),
+                  ),
                 }),
               ),
       stale_after: fc.constantFrom(60, 3600, null, 604800),
@@ -233,7 +342,11 @@ export const validWidgetBody = (template: 'gauge' | 'switchboard' | 'prices') =>
 
 const webhookEntry = fc.record(
   {
-    url: fc.constantFrom('https://hooks.example.com/t', 'https://hooks.example.com/t/{{action}}?token=s3cr3t&v={{value}}', 'https://hooks.example.com/{{request_id}}'),
+    url: fc.constantFrom(
+      'https://hooks.example.com/t',
+      'https://hooks.example.com/t/{{action}}?token=s3cr3t&v={{value}}',
+      'https://hooks.example.com/{{request_id}}',
+    ),
     method: fc.constantFrom('POST', 'PUT', 'PATCH', 'GET'),
     headers: fc.constantFrom({}, { 'X-Api-Key': 'k' }, { Authorization: 'Bearer x' }),
     body: fc.constantFrom(null, { on: '{{value}}' }, ['{{event_json}}']),
@@ -254,10 +367,17 @@ export const validPressBody = fc
     fc.record({
       owner: mostly('acme', 'other', 'nobody'),
       slug: mostly('lights', 'boiler', 'secret-widget', 'nope'),
-      request_id: fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/) }, { weight: 1, arbitrary: fc.constantFrom('../admin?x=1&', 'a\u0000b', '\ud800', 'x'.repeat(300), '', 'a b', 'é') }),
+      request_id: fc.oneof(
+        { weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/) },
+        { weight: 1, arbitrary: fc.constantFrom('../admin?x=1&', 'a\u0000b', '\ud800', 'x'.repeat(300), '', 'a b', 'é') },
+      ),
     }),
     // `hall` is a toggle (a value), `bell` a button (none).
-    fc.oneof(fc.boolean().map((value) => ({ action: 'hall', value })), fc.constant({ action: 'bell' }), fc.constant({ action: 'nope', value: true })),
+    fc.oneof(
+      fc.boolean().map((value) => ({ action: 'hall', value })),
+      fc.constant({ action: 'bell' }),
+      fc.constant({ action: 'nope', value: true }),
+    ),
   )
   .map(([target, action]) => ({ ...target, ...action }));
 
@@ -270,14 +390,46 @@ export const weirdSegment: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '%F0%9F%98%80', '..', '.', '%2e%2e', '%2E', 'a%2Fb', '%2F',
-      '%', '%zz', '%E0%A4', '%C0%80', '%FF', '%C3%28', '%20', 'lights%20', 'LIGHTS', ';', 'lights;x', '%25', '%5C', '%0A', '%0D%0A',
-      '~', '*', '%2A', '__proto__', 'constructor', 'prototype', 'hasOwnProperty', '',
+      '%F0%9F%98%80',
+      '..',
+      '.',
+      '%2e%2e',
+      '%2E',
+      'a%2Fb',
+      '%2F',
+      '%',
+      '%zz',
+      '%E0%A4',
+      '%C0%80',
+      '%FF',
+      '%C3%28',
+      '%20',
+      'lights%20',
+      'LIGHTS',
+      ';',
+      'lights;x',
+      '%25',
+      '%5C',
+      '%0A',
+      '%0D%0A',
+      '~',
+      '*',
+      '%2A',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'hasOwnProperty',
+      '',
     ),
   },
   { weight: 1, arbitrary: fc.constantFrom(256, 2_000, 9_000).map((n) => 'x'.repeat(n)) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 20 }).map((s) => s.replace(/[^!-~]|[?#]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit: 'binary-ascii', maxLength: 20 })
+      .map((s) => s.replace(/[^!-~]|[?#]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)),
+  },
 );
 
 /** A slug: mostly a real one (so the request reaches the handler), sometimes garbage. */
@@ -301,14 +453,18 @@ export interface Credentials {
   guestToken: string;
 }
 
-const bytes = (...parts: Array<string | number[]>): Uint8Array => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const bytes = (...parts: Array<string | number[]>): Uint8Array =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 
 /** `Authorization` headers for an endpoint whose valid scheme is `scheme` with `token`. */
 export function authorization(scheme: 'Token' | 'Device', token: string, others: string[]): fc.Arbitrary<Header[]> {
   const good: Header = ['Authorization', `${scheme} ${token}`];
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant<Header[]>([good]) },
-    { weight: 1, arbitrary: fc.constantFrom<Header[]>([['authorization', `${scheme.toLowerCase()} ${token}`]], [['AUTHORIZATION', `${scheme.toUpperCase()} ${token}`]]) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Header[]>([['authorization', `${scheme.toLowerCase()} ${token}`]], [['AUTHORIZATION', `${scheme.toUpperCase()} ${token}`]]),
+    },
     {
       weight: 4,
       arbitrary: fc.constantFrom<Header[]>(
@@ -359,14 +515,27 @@ export const contentType: fc.Arbitrary<Header[]> = fc.oneof(
       [['Content-Type', '*/*']],
       [['Content-Type', ';;;']],
       [['Content-Type', bytes('application/json', [0xe9])]],
-      [['Content-Type', 'application/json'], ['Content-Type', 'text/plain']],
+      [
+        ['Content-Type', 'application/json'],
+        ['Content-Type', 'text/plain'],
+      ],
     ),
   },
 );
 
 export const contentEncoding: fc.Arbitrary<Header[]> = fc.oneof(
   { weight: 10, arbitrary: fc.constant<Header[]>([]) },
-  { weight: 1, arbitrary: fc.constantFrom<Header[]>([['Content-Encoding', 'gzip']], [['Content-Encoding', 'deflate']], [['Content-Encoding', 'br']], [['Content-Encoding', 'identity']], [['Content-Encoding', 'x-unknown']], [['Content-Encoding', 'gzip, identity']]) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Header[]>(
+      [['Content-Encoding', 'gzip']],
+      [['Content-Encoding', 'deflate']],
+      [['Content-Encoding', 'br']],
+      [['Content-Encoding', 'identity']],
+      [['Content-Encoding', 'x-unknown']],
+      [['Content-Encoding', 'gzip, identity']],
+    ),
+  },
 );
 
 export const lastEventId: fc.Arbitrary<Header[]> = fc.oneof(
@@ -387,7 +556,10 @@ export const lastEventId: fc.Arbitrary<Header[]> = fc.oneof(
       [['Last-Event-ID', bytes('u:1', [0x00])]],
       [['Last-Event-ID', bytes('u:', [0xe9])]],
       [['Last-Event-ID', bytes('u:', [0xed, 0xa0, 0x80])]],
-      [['Last-Event-ID', 'u:1'], ['Last-Event-ID', 'u:2']],
+      [
+        ['Last-Event-ID', 'u:1'],
+        ['Last-Event-ID', 'u:2'],
+      ],
     ),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 30 }).map((s): Header[] => [['Last-Event-ID', s.replace(/[\r\n]/g, ' ')]]) },
@@ -453,7 +625,8 @@ export function endpoints({ prefix, tokens }: EndpointContext): Endpoint[] {
   const publisherAuth = authorization('Token', tokens.acme, [`Token ${tokens.other}`, `Token ${tokens.unsubscribed}`, `Device ${tokens.deviceToken}`]);
   const deviceAuth = authorization('Device', tokens.deviceToken, [`Device ${tokens.guestToken}`, `Token ${tokens.acme}`, `Device ${tokens.acme}`]);
   const bodyHeaders = [contentType, contentEncoding, extraHeaders];
-  const path = (template: (slug: string) => string, slugs: fc.Arbitrary<string>) => fc.tuple(slugs, pathSuffix).map(([slug, suffix]) => prefix + template(slug) + suffix);
+  const path = (template: (slug: string) => string, slugs: fc.Arbitrary<string>) =>
+    fc.tuple(slugs, pathSuffix).map(([slug, suffix]) => prefix + template(slug) + suffix);
   const activitySlugs = slugOf(['build', 'deploy', 'release', 'temps', 'legacy', 'secret', 'nope']);
   const widgetSlugs = slugOf(['lights', 'boiler', 'tariff', 'secret-widget', 'nope']);
   const activityBody = fc.oneof(validActivityBody('progress'), validActivityBody('monitor'), validActivityBody('generic'));
@@ -461,8 +634,28 @@ export function endpoints({ prefix, tokens }: EndpointContext): Endpoint[] {
   const eventsQuery = fc
     .array(
       fc.oneof(
-        fc.constantFrom('types=widget.action.v1', 'types=', 'types=%00', 'types=x'.repeat(3), 'subject=widget/lights', 'subject=activity/build', 'subject=widget/', 'subject=bad', 'subject=widget/%00', 'subject=%ED%A0%80', 'subject=nope/x', 'subject=widget/' + 'x'.repeat(3_000), '%zz', '=', '&', 'subject', 'types'),
-        fc.tuple(fc.constantFrom('types', 'subject'), fc.string({ unit: 'binary', maxLength: 20 })).map(([k, v]) => `${k}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`),
+        fc.constantFrom(
+          'types=widget.action.v1',
+          'types=',
+          'types=%00',
+          'types=x'.repeat(3),
+          'subject=widget/lights',
+          'subject=activity/build',
+          'subject=widget/',
+          'subject=bad',
+          'subject=widget/%00',
+          'subject=%ED%A0%80',
+          'subject=nope/x',
+          'subject=widget/' + 'x'.repeat(3_000),
+          '%zz',
+          '=',
+          '&',
+          'subject',
+          'types',
+        ),
+        fc
+          .tuple(fc.constantFrom('types', 'subject'), fc.string({ unit: 'binary', maxLength: 20 }))
+          .map(([k, v]) => `${k}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`),
       ),
       { maxLength: 4 },
     )
@@ -477,7 +670,10 @@ export function endpoints({ prefix, tokens }: EndpointContext): Endpoint[] {
     {
       weight: 8,
       arbitrary: fc
-        .tuple(fc.constantFrom('/activity', '/widget', '/widget/lights', '/events', '/device', '/device/presses', '/openapi.json', '', '/x', '/device/stream/x'), fc.array(weirdSegment, { maxLength: 3 }))
+        .tuple(
+          fc.constantFrom('/activity', '/widget', '/widget/lights', '/events', '/device', '/device/presses', '/openapi.json', '', '/x', '/device/stream/x'),
+          fc.array(weirdSegment, { maxLength: 3 }),
+        )
         .map(([base, segments]) => prefix + base + segments.map((s) => `/${s}`).join('') || '/'),
     },
     // Other request-target forms: asterisk, absolute, no leading slash. Under a mount
@@ -485,24 +681,94 @@ export function endpoints({ prefix, tokens }: EndpointContext): Endpoint[] {
     {
       weight: 1,
       arbitrary: fc.constantFrom(
-        ...['*', `http://127.0.0.1${prefix}/events`, `http://x${prefix}/widget/lights`, `${prefix.slice(1)}events`, `//${prefix}/events`, `${prefix}/%`, `${prefix}\\events`].filter(
-          (target) => prefix === '' || target.startsWith(`${prefix}/`) || target.startsWith(`http://x${prefix}/`) || target.startsWith(`http://127.0.0.1${prefix}/`),
+        ...[
+          '*',
+          `http://127.0.0.1${prefix}/events`,
+          `http://x${prefix}/widget/lights`,
+          `${prefix.slice(1)}events`,
+          `//${prefix}/events`,
+          `${prefix}/%`,
+          `${prefix}\\events`,
+        ].filter(
+          (target) =>
+            prefix === '' || target.startsWith(`${prefix}/`) || target.startsWith(`http://x${prefix}/`) || target.startsWith(`http://127.0.0.1${prefix}/`),
         ),
       ),
     },
   );
   return [
-    { name: 'PATCH /activity/{slug}', cases: build(fc.constant('PATCH'), path((s) => `/activity/${s}`, activitySlugs), [publisherAuth, ...bodyHeaders], mutatedBody(activityBody)) },
-    { name: 'PATCH /widget/{slug}', cases: build(fc.constant('PATCH'), path((s) => `/widget/${s}`, widgetSlugs), [publisherAuth, ...bodyHeaders], mutatedBody(widgetBody)) },
-    { name: 'PUT /widget/{slug}/webhooks', cases: build(fc.constant('PUT'), path((s) => `/widget/${s}/webhooks`, widgetSlugs), [publisherAuth, ...bodyHeaders], mutatedBody(validWebhookBody)) },
-    { name: 'GET and DELETE /widget/{slug}/webhooks', cases: build(fc.constantFrom('GET', 'DELETE'), path((s) => `/widget/${s}/webhooks`, widgetSlugs), [publisherAuth, extraHeaders], mutatedBody(validWebhookBody)) },
+    {
+      name: 'PATCH /activity/{slug}',
+      cases: build(
+        fc.constant('PATCH'),
+        path((s) => `/activity/${s}`, activitySlugs),
+        [publisherAuth, ...bodyHeaders],
+        mutatedBody(activityBody),
+      ),
+    },
+    {
+      name: 'PATCH /widget/{slug}',
+      cases: build(
+        fc.constant('PATCH'),
+        path((s) => `/widget/${s}`, widgetSlugs),
+        [publisherAuth, ...bodyHeaders],
+        mutatedBody(widgetBody),
+      ),
+    },
+    {
+      name: 'PUT /widget/{slug}/webhooks',
+      cases: build(
+        fc.constant('PUT'),
+        path((s) => `/widget/${s}/webhooks`, widgetSlugs),
+        [publisherAuth, ...bodyHeaders],
+        mutatedBody(validWebhookBody),
+      ),
+    },
+    {
+      name: 'GET and DELETE /widget/{slug}/webhooks',
+      cases: build(
+        fc.constantFrom('GET', 'DELETE'),
+        path((s) => `/widget/${s}/webhooks`, widgetSlugs),
+        [publisherAuth, extraHeaders],
+        mutatedBody(validWebhookBody),
+      ),
+    },
     {
       name: 'GET /events',
-      cases: build(fc.constant('GET'), fc.tuple(eventsQuery, fc.constantFrom('', '', '', '/', '%00')).map(([q, s]) => `${prefix}/events${s}${q}`), [publisherAuth, lastEventId, extraHeaders], null),
+      cases: build(
+        fc.constant('GET'),
+        fc.tuple(eventsQuery, fc.constantFrom('', '', '', '/', '%00')).map(([q, s]) => `${prefix}/events${s}${q}`),
+        [publisherAuth, lastEventId, extraHeaders],
+        null,
+      ),
     },
-    { name: 'GET /openapi.json', cases: build(fc.constantFrom('GET', 'GET', 'HEAD', 'POST'), fc.tuple(pathSuffix).map(([s]) => `${prefix}/openapi.json${s}`), [fc.oneof(publisherAuth, fc.constant<Header[]>([])), extraHeaders], null) },
-    { name: 'POST /device/presses', cases: build(fc.constant('POST'), fc.tuple(pathSuffix).map(([s]) => `${prefix}/device/presses${s}`), [deviceAuth, ...bodyHeaders], mutatedBody(validPressBody)) },
-    { name: 'GET /device/stream', cases: build(fc.constant('GET'), fc.tuple(pathSuffix).map(([s]) => `${prefix}/device/stream${s}`), [deviceAuth, lastEventId, extraHeaders], null) },
+    {
+      name: 'GET /openapi.json',
+      cases: build(
+        fc.constantFrom('GET', 'GET', 'HEAD', 'POST'),
+        fc.tuple(pathSuffix).map(([s]) => `${prefix}/openapi.json${s}`),
+        [fc.oneof(publisherAuth, fc.constant<Header[]>([])), extraHeaders],
+        null,
+      ),
+    },
+    {
+      name: 'POST /device/presses',
+      cases: build(
+        fc.constant('POST'),
+        fc.tuple(pathSuffix).map(([s]) => `${prefix}/device/presses${s}`),
+        [deviceAuth, ...bodyHeaders],
+        mutatedBody(validPressBody),
+      ),
+    },
+    {
+      name: 'GET /device/stream',
+      cases: build(
+        fc.constant('GET'),
+        fc.tuple(pathSuffix).map(([s]) => `${prefix}/device/stream${s}`),
+        [deviceAuth, lastEventId, extraHeaders],
+        null,
+      ),
+    },
     {
       name: 'unknown paths and methods',
       cases: build(

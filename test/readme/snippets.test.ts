@@ -91,7 +91,11 @@ describe('README code blocks', () => {
         exclude: [],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', scratch, '--pretty', 'false'], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', scratch, '--pretty', 'false'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     // Name each error by its README and line, not by the scratch file.
     const errors = `${tsc.stdout}${tsc.stderr}`
       .split('\n')
@@ -163,7 +167,11 @@ describe('the root README curl lines', () => {
     expect(lines).toHaveLength(1);
     const port = await freePort();
     // `npm start` is this entry; in memory even when the test run has DATABASE_URL.
-    const { output } = await start([join(root, 'examples/reference-server/dist/main.js')], { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '' }, /OpenAPI: /);
+    const { output } = await start(
+      [join(root, 'examples/reference-server/dist/main.js')],
+      { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '' },
+      /OpenAPI: /,
+    );
     const token = /API token (\S+)/.exec(output)?.[1];
     expect(token, output).toBeDefined();
     for (const line of lines) {

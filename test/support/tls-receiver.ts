@@ -29,7 +29,23 @@ export function makeCertificates(): TestCertificates {
     run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
     const san = [...RECEIVER_NAMES.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',');
     writeFileSync(file('ext.cnf'), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\n`);
-    run('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.pem'), '-days', '2', '-extfile', file('ext.cnf'));
+    run(
+      'x509',
+      '-req',
+      '-in',
+      file('server.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file('server.pem'),
+      '-days',
+      '2',
+      '-extfile',
+      file('ext.cnf'),
+    );
     return { ca: readFileSync(file('ca.pem'), 'utf8'), key: readFileSync(file('server.key'), 'utf8'), cert: readFileSync(file('server.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -74,7 +90,13 @@ export async function startReceiver(certificates: TestCertificates): Promise<Rec
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: `https://${req.headers.host}${req.url}`, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        url: `https://${req.headers.host}${req.url}`,
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(request);
       (queue.shift() ?? status(200))(request, res);
     });

@@ -7,7 +7,10 @@ async function main(): Promise<void> {
   let stopped = false;
   const stop = (): void => {
     stopped = true;
-    demo.close().then(() => process.exit(0), () => process.exit(1));
+    demo.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

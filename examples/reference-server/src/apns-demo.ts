@@ -66,7 +66,7 @@ export function apnsDemoInstructions(env: Record<string, string>, baseUrl = 'htt
     '3. Start the demo activity: the double receives a signed liveactivity "start" push:',
     `   curl -X PATCH ${baseUrl}/activity/build -H "Authorization: Token $TOKEN" -H 'Content-Type: application/json' -d '${JSON.stringify({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.4 } } })}'`,
     '',
-    "4. The Live Activity reports its update token; the next PATCH is an \"update\" push to it:",
+    '4. The Live Activity reports its update token; the next PATCH is an "update" push to it:',
     `   curl -X PUT ${baseUrl}/device/activities/demo/build/push -H "Authorization: Device $DEVICE" -H 'Content-Type: application/json' -d '${JSON.stringify({ token: update })}'`,
     `   curl -X PATCH ${baseUrl}/activity/build -H "Authorization: Token $TOKEN" -H 'Content-Type: application/json' -d '${JSON.stringify({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.8 } } })}'`,
     '',

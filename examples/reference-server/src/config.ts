@@ -85,7 +85,8 @@ function readApns(env: NodeJS.ProcessEnv): ApnsConfig | null {
   }
   const caFile = env.TILECAST_APNS_CA_FILE || null;
   // The file replaces Node's CAs: with Apple's hosts every push would fail.
-  if (caFile !== null && origin === null) throw new Error('TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple\'s hosts are checked against)');
+  if (caFile !== null && origin === null)
+    throw new Error("TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple's hosts are checked against)");
   return {
     keyFile: env.TILECAST_APNS_KEY_FILE!,
     keyId: env.TILECAST_APNS_KEY_ID!,

@@ -14,7 +14,7 @@ describe('APNs settings (real-devices §3)', () => {
     expect(readConfig({ TILECAST_APNS_KEY_ID: '' }).apns).toBeNull();
   });
 
-  it('all four set: on, with Apple\'s hosts and the default attributes-type', () => {
+  it("all four set: on, with Apple's hosts and the default attributes-type", () => {
     expect(readConfig(FOUR).apns).toEqual({
       keyFile: '/keys/AuthKey_KEY1234567.p8',
       keyId: 'KEY1234567',
@@ -27,7 +27,12 @@ describe('APNs settings (real-devices §3)', () => {
   });
 
   it('the optional settings: origin, CA file and attributes-type', () => {
-    const config = readConfig({ ...FOUR, TILECAST_APNS_ORIGIN: 'https://127.0.0.1:8443/', TILECAST_APNS_CA_FILE: '/tmp/ca.pem', TILECAST_APNS_ATTRIBUTES_TYPE: 'MyAttributes' });
+    const config = readConfig({
+      ...FOUR,
+      TILECAST_APNS_ORIGIN: 'https://127.0.0.1:8443/',
+      TILECAST_APNS_CA_FILE: '/tmp/ca.pem',
+      TILECAST_APNS_ATTRIBUTES_TYPE: 'MyAttributes',
+    });
     expect(config.apns).toMatchObject({ origin: 'https://127.0.0.1:8443', caFile: '/tmp/ca.pem', attributesType: 'MyAttributes' });
   });
 
@@ -63,7 +68,9 @@ describe('APNs settings (real-devices §3)', () => {
 
   it('the origin must be an https origin; a CA file needs it', () => {
     for (const origin of ['http://127.0.0.1:8443', 'https://127.0.0.1:8443/3/device', 'api.push.apple.com']) {
-      expect(() => readConfig({ ...FOUR, TILECAST_APNS_ORIGIN: origin })).toThrow(`TILECAST_APNS_ORIGIN must be an https origin such as https://127.0.0.1:8443, got "${origin}"`);
+      expect(() => readConfig({ ...FOUR, TILECAST_APNS_ORIGIN: origin })).toThrow(
+        `TILECAST_APNS_ORIGIN must be an https origin such as https://127.0.0.1:8443, got "${origin}"`,
+      );
     }
     expect(() => readConfig({ ...FOUR, TILECAST_APNS_CA_FILE: '/tmp/ca.pem' })).toThrow(/^TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN/);
   });

@@ -20,11 +20,18 @@ const schemas: string[] = [];
 /** The store settings: in memory, and PostgreSQL (a schema of its own) when a server is there. */
 const stores: Array<[string, () => Record<string, string>]> = [
   ['memory', () => ({ DATABASE_URL: '' })],
-  ...(DATABASE_URL ? [['PostgreSQL', () => {
-    const schema = `apns_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    schemas.push(schema);
-    return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
-  }] as [string, () => Record<string, string>]] : []),
+  ...(DATABASE_URL
+    ? [
+        [
+          'PostgreSQL',
+          () => {
+            const schema = `apns_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+            schemas.push(schema);
+            return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
+          },
+        ] as [string, () => Record<string, string>],
+      ]
+    : []),
 ];
 
 afterAll(async () => {
@@ -68,7 +75,11 @@ describe('reference server with APNs against the test double', () => {
 
     const stream = await openSse(`${server.url}/device/stream`, { authorization: `Device ${deviceToken}` });
     streams.push(stream);
-    const registered = await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'sandbox', push_to_start: DEMO_PUSH_TOKENS.pushToStart, widgets: DEMO_PUSH_TOKENS.widgets });
+    const registered = await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, {
+      environment: 'sandbox',
+      push_to_start: DEMO_PUSH_TOKENS.pushToStart,
+      widgets: DEMO_PUSH_TOKENS.widgets,
+    });
     expect(registered.status).toBe(204);
 
     const content = { template: 'progress', progress: { value: 0.4 } };
@@ -83,15 +94,25 @@ describe('reference server with APNs against the test double', () => {
       path: `/3/device/${DEMO_PUSH_TOKENS.pushToStart}`,
       headers: { 'apns-push-type': 'liveactivity', 'apns-topic': `${DEMO_APNS_IDS.bundleId}.push-type.liveactivity` },
       jwt: { header: { alg: 'ES256', kid: DEMO_APNS_IDS.keyId }, claims: { iss: DEMO_APNS_IDS.teamId } },
-      payload: { aps: { event: 'start', 'attributes-type': 'TilecastActivityAttributes', attributes: { owner: 'demo', slug: 'build', template: 'progress' }, 'content-state': { state: 'ONGOING' } } },
+      payload: {
+        aps: {
+          event: 'start',
+          'attributes-type': 'TilecastActivityAttributes',
+          attributes: { owner: 'demo', slug: 'build', template: 'progress' },
+          'content-state': { state: 'ONGOING' },
+        },
+      },
     });
     const activity = dataOf(await stream.next((frame) => frame.event === 'activity' && dataOf(frame).slug === 'build'));
     expect(activity).toMatchObject({ owner: 'demo', slug: 'build', state: 'ONGOING' });
   });
 
-  it('TILECAST_APNS_ATTRIBUTES_TYPE names the start pushes\' attributes-type', async () => {
+  it("TILECAST_APNS_ATTRIBUTES_TYPE names the start pushes' attributes-type", async () => {
     demo = await startApnsDemo();
-    server = await startReferenceServer(readConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '', ...demo.env, TILECAST_APNS_ATTRIBUTES_TYPE: 'AppActivityAttributes' }), recordingLogger().logger);
+    server = await startReferenceServer(
+      readConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '', ...demo.env, TILECAST_APNS_ATTRIBUTES_TYPE: 'AppActivityAttributes' }),
+      recordingLogger().logger,
+    );
     const { token, deviceToken } = /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(server.banner)!.groups!;
     await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'production', push_to_start: DEMO_PUSH_TOKENS.pushToStart });
     await send('PATCH', `${server.url}/activity/build`, `Token ${token}`, { state: 'ONGOING', content: { template: 'progress', progress: { value: 0.1 } } });
@@ -99,15 +120,18 @@ describe('reference server with APNs against the test double', () => {
     expect(demo.double.received[0]).toMatchObject({ status: 200, payload: { aps: { 'attributes-type': 'AppActivityAttributes' } } });
   });
 
-  it('a key file that is not an EC P-256 key stops the start with the setting\'s name', async () => {
+  it("a key file that is not an EC P-256 key stops the start with the setting's name", async () => {
     demo = await startApnsDemo();
     const keyFile = join(demo.dir, 'not-a-key.p8');
     await writeFile(keyFile, 'not a key');
-    await expect(startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: keyFile }), recordingLogger().logger)).rejects.toThrow(
-      `TILECAST_APNS_KEY_FILE (${keyFile}) is not a PEM private key (the .p8 file from Apple)`,
-    );
-    await expect(startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: join(demo.dir, 'missing.p8') }), recordingLogger().logger)).rejects.toThrow(
-      /^cannot read TILECAST_APNS_KEY_FILE \(.*missing\.p8\): ENOENT/,
-    );
+    await expect(
+      startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: keyFile }), recordingLogger().logger),
+    ).rejects.toThrow(`TILECAST_APNS_KEY_FILE (${keyFile}) is not a PEM private key (the .p8 file from Apple)`);
+    await expect(
+      startReferenceServer(
+        readConfig({ PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: join(demo.dir, 'missing.p8') }),
+        recordingLogger().logger,
+      ),
+    ).rejects.toThrow(/^cannot read TILECAST_APNS_KEY_FILE \(.*missing\.p8\): ENOENT/);
   });
 });

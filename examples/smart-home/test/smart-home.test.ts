@@ -27,7 +27,13 @@ describe('smart-home example', () => {
     const watched = watchedFetch();
     const home = demoHome();
     const log: string[] = [];
-    const running = runSmartHome({ client: createClient({ baseUrl: url, token: TOKEN, fetch: watched.fetch }), slug: 'lights', home, signal: stop.signal, log: (line) => log.push(line) });
+    const running = runSmartHome({
+      client: createClient({ baseUrl: url, token: TOKEN, fetch: watched.fetch }),
+      slug: 'lights',
+      home,
+      signal: stop.signal,
+      log: (line) => log.push(line),
+    });
     await watched.opened(1); // published, and listening
 
     phone = await openDeviceStream(url);

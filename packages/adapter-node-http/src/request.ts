@@ -15,8 +15,7 @@ export interface ToCoreRequestOptions {
 
 export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options: ToCoreRequestOptions = {}): CoreRequest {
   const { path, query } = splitUrl(options.url ?? req.url ?? '/');
-  const body: RequestBody =
-    options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
+  const body: RequestBody = options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
   // As received: methods are case-sensitive (RFC 9110 §9.1), and Node's parser only
   // produces the registered ones, in upper case.
   return new NodeCoreRequest(req.method ?? 'GET', path, query, headersOf(req), body, res);

@@ -32,12 +32,7 @@ export function writeCoreResult(res: ServerResponse, result: CoreResult): Promis
  * chain rather than an async function, which would stay suspended (frame and registers)
  * for the whole life of an event stream.
  */
-export function handleNodeRequest(
-  tilecast: TilecastHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: ToCoreRequestOptions = {},
-): Promise<void> {
+export function handleNodeRequest(tilecast: TilecastHandler, req: IncomingMessage, res: ServerResponse, options: ToCoreRequestOptions = {}): Promise<void> {
   // One `then` with both handlers, which are let go once it ran: an event stream (whose
   // runner never rejects) keeps no failure handler for its whole life.
   const write = (result: CoreResult) => {

@@ -10,8 +10,24 @@
  */
 
 export type Color =
-  | 'red' | 'orange' | 'yellow' | 'green' | 'mint' | 'teal' | 'cyan' | 'blue' | 'indigo'
-  | 'purple' | 'pink' | 'brown' | 'gray' | 'gray2' | 'gray3' | 'gray4' | 'gray5' | 'gray6';
+  | 'red'
+  | 'orange'
+  | 'yellow'
+  | 'green'
+  | 'mint'
+  | 'teal'
+  | 'cyan'
+  | 'blue'
+  | 'indigo'
+  | 'purple'
+  | 'pink'
+  | 'brown'
+  | 'gray'
+  | 'gray2'
+  | 'gray3'
+  | 'gray4'
+  | 'gray5'
+  | 'gray6';
 export type ActivityState = 'IDLE' | 'ONGOING';
 export type ColorRendering = 'flat' | 'gradient';
 export type ColumnId = 'left' | 'right';
@@ -300,7 +316,11 @@ export type WidgetContent<T extends WidgetTemplateName = WidgetTemplateName> = W
 export type Echoed<T> = T extends readonly (infer TItem)[]
   ? Echoed<TItem>[]
   : T extends object
-    ? { [K in keyof T as [Exclude<T[K], undefined>] extends [never] ? never : K]-?: K extends 'template' | 'style' ? Exclude<T[K], undefined> : EchoedField<T[K]> }
+    ? {
+        [K in keyof T as [Exclude<T[K], undefined>] extends [never] ? never : K]-?: K extends 'template' | 'style'
+          ? Exclude<T[K], undefined>
+          : EchoedField<T[K]>;
+      }
     : T;
 
 type EchoedField<T> = undefined extends T ? Echoed<Exclude<T, undefined>> | null : Echoed<T>;
@@ -310,6 +330,4 @@ export type ActivityContentEcho<T extends ActivityTemplateName = ActivityTemplat
   ? Echoed<ActivityContents[T]> & { icon_v2: Echoed<Icon> | null }
   : never;
 
-export type WidgetContentEcho<T extends WidgetTemplateName = WidgetTemplateName> = T extends WidgetTemplateName
-  ? Echoed<WidgetContents[T]>
-  : never;
+export type WidgetContentEcho<T extends WidgetTemplateName = WidgetTemplateName> = T extends WidgetTemplateName ? Echoed<WidgetContents[T]> : never;

@@ -30,7 +30,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 };
 
 /** The page talks only to its own origin; inline style attributes carry colors from a fixed palette. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; style-src-attr 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; style-src-attr 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
 export function createSimulatorPage(options: SimulatorPageOptions = {}): SimulatorPageHandler {
   const config = options.config ? JSON.stringify(options.config) : null;

@@ -41,7 +41,12 @@ describe('createSimulatorPage', () => {
 
   it('leaves every other path and method to the next handler', async () => {
     const base = await start({});
-    for (const [method, path] of [['GET', '/widget/lights'], ['POST', '/'], ['GET', '/page/index.html'], ['GET', '/../package.json']] as const) {
+    for (const [method, path] of [
+      ['GET', '/widget/lights'],
+      ['POST', '/'],
+      ['GET', '/page/index.html'],
+      ['GET', '/../package.json'],
+    ] as const) {
       const response = await fetch(`${base}${path}`, { method });
       expect(await response.text(), `${method} ${path}`).toBe('fallback');
     }

@@ -1,14 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type {
-  AccountRecord,
-  ActivityRecord,
-  DeviceRecord,
-  Storage,
-  StoredEvent,
-  PressAdmission,
-  TokenBucketRule,
-  WidgetRecord,
-} from '@tilecast/core/storage';
+import type { AccountRecord, ActivityRecord, DeviceRecord, Storage, StoredEvent, PressAdmission, TokenBucketRule, WidgetRecord } from '@tilecast/core/storage';
 import { afterAll, beforeAll } from 'vitest';
 import type { StorageConcern } from './registry.js';
 
@@ -94,11 +85,7 @@ export async function newAccount(storage: Storage, overrides: Partial<AccountRec
   return account;
 }
 
-export async function newActivity(
-  storage: Storage,
-  accountId: string,
-  template = 'progress',
-): Promise<ActivityRecord> {
+export async function newActivity(storage: Storage, accountId: string, template = 'progress'): Promise<ActivityRecord> {
   const slug = uid('act');
   await storage.putActivity({ accountId, slug, template, dismissalDelayS: 30 });
   return {

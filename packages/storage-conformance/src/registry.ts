@@ -48,4 +48,3 @@ export const storageConcerns = {
 
 /** A concern's id, as `skip` takes it. */
 export type StorageConcern = keyof typeof storageConcerns;
-

@@ -8,15 +8,11 @@ const neverBuilt = () => {
 describe('runStorageConformance options', () => {
   it('refuses an unknown concern in skip (a typo must not silently run or skip anything)', () => {
     // @ts-expect-error: `skip` is keyed by concern, so a typo is a type error too.
-    expect(() => runStorageConformance({ name: 'x', create: neverBuilt, skip: { acounts: 'typo' } })).toThrow(
-      'unknown concern "acounts"',
-    );
+    expect(() => runStorageConformance({ name: 'x', create: neverBuilt, skip: { acounts: 'typo' } })).toThrow('unknown concern "acounts"');
   });
 
   it('refuses a skip without a written reason', () => {
-    expect(() => runStorageConformance({ name: 'x', create: neverBuilt, skip: { accounts: '  ' } })).toThrow(
-      'needs a written reason',
-    );
+    expect(() => runStorageConformance({ name: 'x', create: neverBuilt, skip: { accounts: '  ' } })).toThrow('needs a written reason');
   });
 
   it('has one concern per area of the Storage contract', () => {

@@ -41,11 +41,7 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
     purgeLeases(state, now, batch) +
     purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now, state.claimOrder);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
-  purgeMap(
-    state.throttle,
-    batch,
-    (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now,
-  );
+  purgeMap(state.throttle, batch, (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now);
   return removed;
 }
 

@@ -1,4 +1,14 @@
-import { writeRefusal, type AccountRecord, type ApnsRegistration, type ActivityRecord, type DeviceRecord, type StoredEvent, type WidgetRecord, type WriteGuard, type WriteRefusal } from '@tilecast/core/storage';
+import {
+  writeRefusal,
+  type AccountRecord,
+  type ApnsRegistration,
+  type ActivityRecord,
+  type DeviceRecord,
+  type StoredEvent,
+  type WidgetRecord,
+  type WriteGuard,
+  type WriteRefusal,
+} from '@tilecast/core/storage';
 
 /** A widget with everything that lives and dies with it. */
 export interface WidgetEntry {
@@ -139,12 +149,7 @@ export function copy<T>(value: T): T {
  * Why a guarded write must not happen (core `writeRefusal`), or null when it may. Runs in
  * the same synchronous step as the write, so what it checked still holds when it writes.
  */
-export function guardRefusal(
-  state: MemoryState,
-  accountId: string,
-  recordTemplate: string | undefined,
-  guard: WriteGuard | undefined,
-): WriteRefusal | null {
+export function guardRefusal(state: MemoryState, accountId: string, recordTemplate: string | undefined, guard: WriteGuard | undefined): WriteRefusal | null {
   const account = guard?.tokenHash === undefined ? undefined : state.accounts.get(accountId);
   const credentialHolds = guard?.tokenHash === undefined || (account?.tokenHash === guard.tokenHash && account.subscription === 'active');
   return writeRefusal(credentialHolds, recordTemplate ?? null, guard);

@@ -123,9 +123,7 @@ describe('memory storage', () => {
     const storage = createMemoryStorage();
     await storage.upsertAccount({ id: 'a', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
     await storage.upsertAccount({ id: 'b', tokenHash: hash(2), subscription: 'active', activityQuota: 1 });
-    await expect(storage.upsertAccount({ id: 'c', tokenHash: hash(1), subscription: 'active', activityQuota: 1 })).rejects.toThrow(
-      'token hash',
-    );
+    await expect(storage.upsertAccount({ id: 'c', tokenHash: hash(1), subscription: 'active', activityQuota: 1 })).rejects.toThrow('token hash');
     await expect(storage.setAccountTokenHash('b', hash(1))).rejects.toThrow('token hash');
     expect((await storage.findAccountByTokenHash(hash(1)))?.id).toBe('a');
     expect((await storage.findAccountByTokenHash(hash(2)))?.id).toBe('b');

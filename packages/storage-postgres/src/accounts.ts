@@ -65,9 +65,7 @@ export function accountMethods({ db, t }: Ctx): AccountStore {
     },
 
     async setAccountTokenHash(accountId, tokenHash) {
-      const result = await db
-        .query(`UPDATE ${t.accounts} SET token_hash = $2 WHERE id = $1`, [accountId, tokenHash])
-        .catch(refuseTakenHash);
+      const result = await db.query(`UPDATE ${t.accounts} SET token_hash = $2 WHERE id = $1`, [accountId, tokenHash]).catch(refuseTakenHash);
       return (result.rowCount ?? 0) > 0;
     },
 

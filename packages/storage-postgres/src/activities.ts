@@ -49,18 +49,12 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
     },
 
     async getActivity(accountId, slug) {
-      const { rows } = await db.query<ActivityRow>(
-        `SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 AND slug = $2`,
-        [accountId, slug],
-      );
+      const { rows } = await db.query<ActivityRow>(`SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
       return rows[0] ? toActivity(rows[0]) : null;
     },
 
     async listActivities(accountId) {
-      const { rows } = await db.query<ActivityRow>(
-        `SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
-        [accountId],
-      );
+      const { rows } = await db.query<ActivityRow>(`SELECT ${COLUMNS} FROM ${t.activities} WHERE account_id = $1 ORDER BY slug COLLATE "C"`, [accountId]);
       return rows.map(toActivity);
     },
 
@@ -86,16 +80,12 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
           if (activity.live) {
             transition = 'update';
           } else {
-            const account = await client.query<{ activity_quota: number }>(
-              `SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`,
-              [accountId],
-            );
+            const account = await client.query<{ activity_quota: number }>(`SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`, [accountId]);
             // An activity without its account cannot be started (no quota to count against).
             if (!account.rows[0]) return { ok: false, reason: 'not_found' } as const;
-            const live = await client.query<{ live: string | number }>(
-              `SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`,
-              [accountId],
-            );
+            const live = await client.query<{ live: string | number }>(`SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`, [
+              accountId,
+            ]);
             if (num(live.rows[0]!.live) + 1 > num(account.rows[0].activity_quota)) {
               return { ok: false, reason: 'quota_exceeded' } as const;
             }

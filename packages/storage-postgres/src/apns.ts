@@ -40,10 +40,9 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
     },
 
     async getApnsRegistration(deviceId) {
-      const { rows } = await db.query<RegistrationRow>(
-        `SELECT environment, push_to_start, widgets FROM ${t.apnsRegistrations} WHERE device_id = $1`,
-        [deviceId],
-      );
+      const { rows } = await db.query<RegistrationRow>(`SELECT environment, push_to_start, widgets FROM ${t.apnsRegistrations} WHERE device_id = $1`, [
+        deviceId,
+      ]);
       return rows[0] ? toRegistration(rows[0]) : null;
     },
 
@@ -70,10 +69,11 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
     },
 
     async getActivityPushToken(deviceId, accountId, slug) {
-      const { rows } = await db.query<{ token: string }>(
-        `SELECT token FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND account_id = $2 AND slug = $3`,
-        [deviceId, accountId, slug],
-      );
+      const { rows } = await db.query<{ token: string }>(`SELECT token FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND account_id = $2 AND slug = $3`, [
+        deviceId,
+        accountId,
+        slug,
+      ]);
       return rows[0]?.token ?? null;
     },
 

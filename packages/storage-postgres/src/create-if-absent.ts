@@ -63,10 +63,7 @@ export function createIfAbsentMethod({ db, t }: Ctx): SeedStore {
       }
       case 'device': {
         const { id, accountId, tokenHash } = record.device;
-        return db.query(
-          `INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
-          [id, accountId, tokenHash],
-        );
+        return db.query(`INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [id, accountId, tokenHash]);
       }
     }
   }

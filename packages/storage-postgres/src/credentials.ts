@@ -19,8 +19,14 @@ export function credentialMethods({ db, t }: Ctx): CredentialStore {
   return {
     async checkCredentials(query) {
       const [accountHashes, deviceHashes] = await Promise.all([
-        currentHashes(activeAccounts, query.accounts.map((entry) => entry.accountId)),
-        currentHashes(devices, query.devices.map((entry) => entry.deviceId)),
+        currentHashes(
+          activeAccounts,
+          query.accounts.map((entry) => entry.accountId),
+        ),
+        currentHashes(
+          devices,
+          query.devices.map((entry) => entry.deviceId),
+        ),
       ]);
       return {
         accounts: query.accounts.map((entry) => accountHashes.get(entry.accountId) === entry.tokenHash),

@@ -137,8 +137,7 @@ interface Emitter {
   removeListener(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-const isEmitter = (value: unknown): value is Emitter =>
-  typeof (value as Emitter).on === 'function' && typeof (value as Emitter).removeListener === 'function';
+const isEmitter = (value: unknown): value is Emitter => typeof (value as Emitter).on === 'function' && typeof (value as Emitter).removeListener === 'function';
 
 /**
  * A checked-out connection with a deadline on each statement. Once broken (a missed

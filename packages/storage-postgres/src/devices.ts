@@ -44,17 +44,14 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
     },
 
     async findDeviceByTokenHash(tokenHash) {
-      const { rows } = await db.query<DeviceRow>(`SELECT id, account_id, token_hash FROM ${t.devices} WHERE token_hash = $1`, [
-        tokenHash,
-      ]);
+      const { rows } = await db.query<DeviceRow>(`SELECT id, account_id, token_hash FROM ${t.devices} WHERE token_hash = $1`, [tokenHash]);
       return rows[0] ? toDevice(rows[0]) : null;
     },
 
     async listAccountDevices(accountId) {
-      const { rows } = await db.query<DeviceRow>(
-        `SELECT id, account_id, token_hash FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`,
-        [accountId],
-      );
+      const { rows } = await db.query<DeviceRow>(`SELECT id, account_id, token_hash FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`, [
+        accountId,
+      ]);
       return rows.map(toDevice);
     },
   };

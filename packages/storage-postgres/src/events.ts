@@ -69,9 +69,7 @@ export function eventMethods(ctx: Ctx): EventStore {
     },
 
     async lastEventPosition(accountId) {
-      const { rows } = await db.query<{ last: string | number }>(`SELECT last FROM ${t.eventCounters} WHERE account_id = $1`, [
-        accountId,
-      ]);
+      const { rows } = await db.query<{ last: string | number }>(`SELECT last FROM ${t.eventCounters} WHERE account_id = $1`, [accountId]);
       return rows[0] ? num(rows[0].last) : 0;
     },
   };

@@ -133,10 +133,7 @@ export class EventListener {
       await query(`LISTEN "${channel}"`);
       if (this.#older !== undefined) {
         // A reconnect: wake every account appended to since the last safe snapshot.
-        const { rows } = await query(
-          `SELECT account_id FROM ${counters} WHERE NOT pg_visible_in_snapshot(last_xid, $1::pg_snapshot)`,
-          [this.#older],
-        );
+        const { rows } = await query(`SELECT account_id FROM ${counters} WHERE NOT pg_visible_in_snapshot(last_xid, $1::pg_snapshot)`, [this.#older]);
         for (const row of rows) this.#emit(String(row.account_id));
       }
       this.#older = before;

@@ -46,7 +46,11 @@ export function pgliteAsPool(db: PGliteLike): PoolLike {
           if (released) return;
           released = true;
           // A client given back broken may still be inside a transaction: end it first.
-          if (err) void db.query('ROLLBACK').catch(() => undefined).finally(unlock);
+          if (err)
+            void db
+              .query('ROLLBACK')
+              .catch(() => undefined)
+              .finally(unlock);
           else unlock();
         },
       };

@@ -36,10 +36,7 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
       // Full at `now` after refilling: indistinguishable from a bucket never created.
       [t.tokenBuckets, '@tokens + GREATEST(0, $1::bigint - @refilled_at) / @refill_ms >= @capacity'],
       // Ended, and no trailing push pending (or one abandoned for the grace period).
-      [
-        t.throttleWindows,
-        `@ends_at + CASE WHEN @trailing_pending THEN ${ABANDONED_TRAILING_MS} ELSE 0 END <= $1::bigint`,
-      ],
+      [t.throttleWindows, `@ends_at + CASE WHEN @trailing_pending THEN ${ABANDONED_TRAILING_MS} ELSE 0 END <= $1::bigint`],
     ],
   };
 }

@@ -26,9 +26,7 @@ export function throttleMethods({ db, t }: Ctx): PushThrottleStore {
       const row = rows[0]!;
       const endsAt = num(row.ends_at);
       const claim: PushClaim =
-        row.last_claim === 'now'
-          ? { send: 'now', windowEndsAt: endsAt }
-          : { send: 'later', at: endsAt, trailingScheduled: row.last_claim === 'scheduled' };
+        row.last_claim === 'now' ? { send: 'now', windowEndsAt: endsAt } : { send: 'later', at: endsAt, trailingScheduled: row.last_claim === 'scheduled' };
       return claim;
     },
 

@@ -4,19 +4,15 @@ import { type Ctx, errorCode, toJson } from './db.js';
 export function webhookMethods({ db, t }: Ctx): WebhookStore {
   return {
     async setWebhookMap(accountId, slug, map) {
-      const result = await db.query(`UPDATE ${t.widgets} SET webhook_map = $3::json WHERE account_id = $1 AND slug = $2`, [
-        accountId,
-        slug,
-        toJson(map),
-      ]);
+      const result = await db.query(`UPDATE ${t.widgets} SET webhook_map = $3::json WHERE account_id = $1 AND slug = $2`, [accountId, slug, toJson(map)]);
       return (result.rowCount ?? 0) > 0;
     },
 
     async getWebhookMap(accountId, slug) {
-      const { rows } = await db.query<{ webhook_map: Record<string, unknown> }>(
-        `SELECT webhook_map FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`,
-        [accountId, slug],
-      );
+      const { rows } = await db.query<{ webhook_map: Record<string, unknown> }>(`SELECT webhook_map FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [
+        accountId,
+        slug,
+      ]);
       return rows[0] ? rows[0].webhook_map : null;
     },
 
@@ -55,9 +51,7 @@ export function webhookMethods({ db, t }: Ctx): WebhookStore {
         [accountId, slug],
       );
       // Object.fromEntries defines own properties, so no key (e.g. __proto__) reaches a prototype.
-      return Object.fromEntries(
-        rows.map((row) => [row.entry_key, { lastSuccessAt: row.last_success_at, lastFailureAt: row.last_failure_at }]),
-      );
+      return Object.fromEntries(rows.map((row) => [row.entry_key, { lastSuccessAt: row.last_success_at, lastFailureAt: row.last_failure_at }]));
     },
   };
 }

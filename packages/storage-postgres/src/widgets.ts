@@ -72,24 +72,20 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
     },
 
     async getWidget(accountId, slug) {
-      const { rows } = await db.query<WidgetRow>(`SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [
-        accountId,
-        slug,
-      ]);
+      const { rows } = await db.query<WidgetRow>(`SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
       return rows[0] ? toWidget(rows[0]) : null;
     },
 
     async listWidgets(accountId) {
-      const { rows } = await db.query<WidgetRow>(
-        `SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 ORDER BY slug COLLATE "C"`,
-        [accountId],
-      );
+      const { rows } = await db.query<WidgetRow>(`SELECT ${COLUMNS} FROM ${t.widgets} WHERE account_id = $1 ORDER BY slug COLLATE "C"`, [accountId]);
       return rows.map(toWidget);
     },
 
     async listWidgetsSharedWith(deviceId) {
       const { rows } = await db.query<WidgetRow>(
-        `SELECT ${COLUMNS.split(', ').map((column) => `w.${column}`).join(', ')}
+        `SELECT ${COLUMNS.split(', ')
+          .map((column) => `w.${column}`)
+          .join(', ')}
          FROM ${t.widgetShares} s JOIN ${t.widgets} w ON w.account_id = s.account_id AND w.slug = s.slug
          WHERE s.device_id = $1
          ORDER BY w.account_id COLLATE "C", w.slug COLLATE "C"`,
@@ -104,10 +100,16 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
     async setWidgetContent(accountId, slug, update) {
       const keep = update.staleAfter === undefined;
       const guard = update.guard;
-      const { rows } = await db.query<Omit<WidgetRow, 'content'>>(
-        setContent,
-        [accountId, slug, toJson(update.content), keep, keep ? null : update.staleAfter, update.now, guard?.template ?? null, guard?.tokenHash ?? null],
-      );
+      const { rows } = await db.query<Omit<WidgetRow, 'content'>>(setContent, [
+        accountId,
+        slug,
+        toJson(update.content),
+        keep,
+        keep ? null : update.staleAfter,
+        update.now,
+        guard?.template ?? null,
+        guard?.tokenHash ?? null,
+      ]);
       if (rows[0]) return { ok: true, widget: toWidget({ ...rows[0], content: update.content }) };
       return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
@@ -126,10 +128,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         );
         if (rows.length > 0) return true;
         // Nothing inserted: either already shared (true) or something is missing (false).
-        const existing = await db.query(
-          `SELECT 1 FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`,
-          [accountId, slug, deviceId],
-        );
+        const existing = await db.query(`SELECT 1 FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`, [accountId, slug, deviceId]);
         return existing.rows.length > 0;
       } catch (error) {
         if (errorCode(error) === '23503') return false; // foreign_key_violation: deleted meanwhile
@@ -138,11 +137,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
     },
 
     async unshareWidget(accountId, slug, deviceId) {
-      const result = await db.query(`DELETE FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`, [
-        accountId,
-        slug,
-        deviceId,
-      ]);
+      const result = await db.query(`DELETE FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`, [accountId, slug, deviceId]);
       return (result.rowCount ?? 0) > 0;
     },
 

@@ -6,7 +6,22 @@ const failure = (code: string | undefined, message = 'x') => Object.assign(new E
 
 describe('isConnectionFailure', () => {
   it('network errors, connection SQLSTATEs, shutdowns, too many connections and deadlines are outages', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '08000', '08003', '08006', '08P01', '57P01', '57P02', '57P03', '53300']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'EHOSTUNREACH',
+      'ENOTFOUND',
+      '08000',
+      '08003',
+      '08006',
+      '08P01',
+      '57P01',
+      '57P02',
+      '57P03',
+      '53300',
+    ]) {
       expect({ code, outage: isConnectionFailure(failure(code)) }).toEqual({ code, outage: true });
     }
     for (const message of [

@@ -202,9 +202,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       try {
         await inFlight.query('BEGIN');
         // What an append does first: take the next position on the counter row.
-        const taken = await inFlight.query(`UPDATE "${schema}".event_counters SET last = last + 1 WHERE account_id = $1 RETURNING last`, [
-          account,
-        ]);
+        const taken = await inFlight.query(`UPDATE "${schema}".event_counters SET last = last + 1 WHERE account_id = $1 RETURNING last`, [account]);
         expect(Number(taken.rows[0].last)).toBe(2);
         let settled = false;
         const second = storage.appendEvent(account, event(T0)).finally(() => (settled = true));
@@ -292,9 +290,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await a.close();
       await b.close();
       await eventually(async () => {
-        const { rows } = await backend.admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [
-          `tilecast-listen:${schema}`,
-        ]);
+        const { rows } = await backend.admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [`tilecast-listen:${schema}`]);
         return rows.length === 0;
       });
     });

@@ -8,7 +8,14 @@ export {
   type ApnsTransportOptions,
   type ApnsCounters,
 } from './transport.js';
-export { apnsRegistryFrom, createMemoryApnsRegistry, type ApnsRegistry, type ApnsRegistrations, type ApnsEnvironment, type MemoryApnsRegistry } from './registry.js';
+export {
+  apnsRegistryFrom,
+  createMemoryApnsRegistry,
+  type ApnsRegistry,
+  type ApnsRegistrations,
+  type ApnsEnvironment,
+  type MemoryApnsRegistry,
+} from './registry.js';
 export {
   signProviderToken,
   PROVIDER_TOKEN_MAX_AGE_MS,

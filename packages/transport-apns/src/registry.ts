@@ -77,8 +77,8 @@ export function createMemoryApnsRegistry(): MemoryApnsRegistry {
       const previous = registrations.get(deviceId);
       registrations.set(deviceId, {
         environment,
-        pushToStart: pushToStart === undefined ? (previous?.pushToStart ?? null) : pushToStart?.toLowerCase() ?? null,
-        widgets: widgets === undefined ? (previous?.widgets ?? null) : widgets?.toLowerCase() ?? null,
+        pushToStart: pushToStart === undefined ? (previous?.pushToStart ?? null) : (pushToStart?.toLowerCase() ?? null),
+        widgets: widgets === undefined ? (previous?.widgets ?? null) : (widgets?.toLowerCase() ?? null),
       });
     },
     setActivityToken(deviceId, owner, slug, token) {

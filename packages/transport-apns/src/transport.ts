@@ -107,7 +107,17 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const retryBaseMs = options.retryBaseMs ?? 1000;
   const provider = new ProviderToken(key, keyId, teamId, clock);
 
-  const counters: ApnsCounters = { sent: 0, retried: 0, dropped: 0, tokensRemoved: 0, skipped: 0, superseded: 0, timeouts: 0, reconnects: 0, providerTokens: 0 };
+  const counters: ApnsCounters = {
+    sent: 0,
+    retried: 0,
+    dropped: 0,
+    tokensRemoved: 0,
+    skipped: 0,
+    superseded: 0,
+    timeouts: 0,
+    reconnects: 0,
+    providerTokens: 0,
+  };
   const connections = new Map<string, ApnsConnection>();
   const connectionFor = (environment: ApnsEnvironment): ApnsConnection => {
     const origin = options.origin ?? APNS_ORIGINS[environment];
@@ -172,10 +182,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
         const bearer = provider.current();
         counters.providerTokens = provider.issued;
-        const answer: ApnsAnswer = await connectionFor(job.environment).request(
-          { ...job.headers, authorization: `bearer ${bearer}` },
-          job.body,
-        );
+        const answer: ApnsAnswer = await connectionFor(job.environment).request({ ...job.headers, authorization: `bearer ${bearer}` }, job.body);
         if (answer.kind === 'answer' && answer.status === 200) {
           counters.sent += 1;
           await job.afterSent?.();
@@ -201,7 +208,8 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         }
         const retryable = answer.kind !== 'answer' || answer.status === 429 || answer.status >= 500;
         if (answer.kind === 'timeout') counters.timeouts += 1;
-        const fields = answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
+        const fields =
+          answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
         if (!retryable) {
           if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...job.about, ...fields });
           return drop(job, 'refused', fields);
@@ -238,11 +246,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
       const registrations = await registry.registrationsOf(deviceId);
       const token =
-        registrations === null
-          ? null
-          : push.phase === 'start'
-            ? registrations.pushToStart
-            : await registry.activityTokenOf(deviceId, push.owner, push.slug);
+        registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
       if (registrations === null || token === null) {
         counters.skipped += 1;
         return;

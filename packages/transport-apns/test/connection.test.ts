@@ -163,7 +163,15 @@ describe('transport-apns: connections and streams', () => {
     await r.double.close();
     const { createApnsTransport } = await import('@tilecast/transport-apns');
     const transport = createApnsTransport({
-      teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, signingKey: r.signingKey, registry: r.registry, origin, ca: r.double.ca, clock: r.clock, random: () => 0.5,
+      teamId: TEAM_ID,
+      keyId: KEY_ID,
+      bundleId: BUNDLE_ID,
+      signingKey: r.signingKey,
+      registry: r.registry,
+      origin,
+      ca: r.double.ca,
+      clock: r.clock,
+      random: () => 0.5,
     });
     const sending = transport.pushWidget('phone', widget());
     await until(() => transport.counters().retried === 1, 'the first retry');
@@ -186,7 +194,15 @@ describe('transport-apns: options', () => {
       const double = await startApnsDouble({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, publicKey: key });
       const registry = createMemoryApnsRegistry();
       registry.register('phone', { environment: 'production', widgets: 'ab'.repeat(32) });
-      const transport = createApnsTransport({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, signingKey: privateKey, registry, origin: double.origin, ca: double.ca });
+      const transport = createApnsTransport({
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        bundleId: BUNDLE_ID,
+        signingKey: privateKey,
+        registry,
+        origin: double.origin,
+        ca: double.ca,
+      });
       await transport.pushWidget('phone', widget());
       expect(double.received.map((g) => g.status)).toEqual([200]);
       await transport.close();
@@ -197,7 +213,9 @@ describe('transport-apns: options', () => {
   it('refuses a signing key that is not an EC P-256 private key, without echoing it', async () => {
     const { createApnsTransport, createMemoryApnsRegistry } = await import('@tilecast/transport-apns');
     const base = { teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, registry: createMemoryApnsRegistry() };
-    expect(() => createApnsTransport({ ...base, signingKey: 'not a key SECRETSTUFF' })).toThrow(/^transport-apns: signingKey is not a PEM private key \(the \.p8 file text\)$/);
+    expect(() => createApnsTransport({ ...base, signingKey: 'not a key SECRETSTUFF' })).toThrow(
+      /^transport-apns: signingKey is not a PEM private key \(the \.p8 file text\)$/,
+    );
     const { generateKeyPairSync } = await import('node:crypto');
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
     expect(() => createApnsTransport({ ...base, signingKey: rsa })).toThrow('transport-apns: signingKey must be an EC P-256 private key');
@@ -245,7 +263,10 @@ describe('APNs test double: provider token checks', () => {
     expect(await client.send(signProviderToken(key, KEY_ID, TEAM_ID, now - 3601))).toEqual({ status: 403, body: '{"reason":"ExpiredProviderToken"}' });
     expect((await client.send(signProviderToken(key, KEY_ID, TEAM_ID, now - 1800))).status).toBe(200);
     // A new token 19 minutes after the one in use on this connection: too soon.
-    expect(await client.send(signProviderToken(key, KEY_ID, TEAM_ID, now - 1800 + 19 * 60))).toEqual({ status: 429, body: '{"reason":"TooManyProviderTokenUpdates"}' });
+    expect(await client.send(signProviderToken(key, KEY_ID, TEAM_ID, now - 1800 + 19 * 60))).toEqual({
+      status: 429,
+      body: '{"reason":"TooManyProviderTokenUpdates"}',
+    });
     expect((await client.send(signProviderToken(key, KEY_ID, TEAM_ID, now - 1800 + 20 * 60))).status).toBe(200);
     client.close();
   });
@@ -268,8 +289,12 @@ describe('APNs test double: provider token checks', () => {
     expect(await send({ ...live, 'apns-topic': BUNDLE_ID }, {})).toBe('{"reason":"TopicDisallowed"}');
     expect(await send({ ...live, 'apns-push-type': 'alert' }, {})).toBe('{"reason":"InvalidPushType"}');
     expect(await send({ ...live, 'apns-priority': '7' }, {})).toBe('{"reason":"BadPriority"}');
-    expect(await send(live, { aps: { timestamp: 1.5, event: 'update', 'content-state': { state: 'ONGOING', content: {} } } })).toContain('timestamp is not whole seconds');
-    expect(await send(live, { aps: { timestamp: 1, event: 'update', 'content-state': { state: 'ONGOING', content: {} }, alert: {} } })).toContain('unexpected aps keys: alert');
+    expect(await send(live, { aps: { timestamp: 1.5, event: 'update', 'content-state': { state: 'ONGOING', content: {} } } })).toContain(
+      'timestamp is not whole seconds',
+    );
+    expect(await send(live, { aps: { timestamp: 1, event: 'update', 'content-state': { state: 'ONGOING', content: {} }, alert: {} } })).toContain(
+      'unexpected aps keys: alert',
+    );
     expect(await send(live, { aps: { timestamp: 1, event: 'end', 'content-state': { state: 'IDLE', content: {} } } })).toContain('dismissal-date');
     expect(await send(live, { aps: { timestamp: 1, event: 'update', 'content-state': { state: 'ONGOING', content: {} } } })).toBe('');
     session.close();

@@ -38,7 +38,7 @@ describe('transport-apns: push types, topics, headers and payloads (real-devices
     expect((r.double.received[0]!.payload as { aps: Record<string, unknown> }).aps['attributes-type']).toBe('BuildAttributes');
   });
 
-  it('an update goes to the activity\'s update token with the updatePriority option', async () => {
+  it("an update goes to the activity's update token with the updatePriority option", async () => {
     r = await rig({ updatePriority: 5 });
     await r.transport.pushActivity('phone', activity('update', T0 + 2000));
     const [got] = r.double.received;
@@ -129,7 +129,7 @@ describe('transport-apns: timestamps never go backwards for one activity', () =>
   let r: Rig;
   afterEach(() => r?.close());
 
-  it('T is the update\'s time in whole seconds; an older push than one already sent is not sent', async () => {
+  it("T is the update's time in whole seconds; an older push than one already sent is not sent", async () => {
     r = await rig();
     await r.transport.pushActivity('phone', activity('update', T0 + 5_900));
     await r.transport.pushActivity('phone', activity('update', T0 + 5_100)); // older than the last
@@ -147,11 +147,7 @@ describe('transport-apns: timestamps never go backwards for one activity', () =>
     await r.transport.pushActivity('phone', activity('update', T0 + 9_000));
     await r.transport.pushActivity('phone', activity('update', T0 + 1_000, { slug: 'deploy' }));
     await r.transport.pushActivity('other', activity('update', T0 + 1_000));
-    expect(r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp)).toEqual([
-      T0 / 1000 + 9,
-      T0 / 1000 + 1,
-      T0 / 1000 + 1,
-    ]);
+    expect(r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp)).toEqual([T0 / 1000 + 9, T0 / 1000 + 1, T0 / 1000 + 1]);
   });
 
   it('fast updates of one activity reach the device in timestamp order', async () => {

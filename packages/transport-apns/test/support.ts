@@ -1,7 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Logger } from '@tilecast/core';
 import type { ActivityPush, WidgetPush } from '@tilecast/core';
-import { createApnsTransport, createMemoryApnsRegistry, type ApnsTransport, type ApnsTransportOptions, type MemoryApnsRegistry } from '@tilecast/transport-apns';
+import {
+  createApnsTransport,
+  createMemoryApnsRegistry,
+  type ApnsTransport,
+  type ApnsTransportOptions,
+  type MemoryApnsRegistry,
+} from '@tilecast/transport-apns';
 import { startApnsDouble, type ApnsDouble } from '@tilecast/transport-apns/test-double';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
 

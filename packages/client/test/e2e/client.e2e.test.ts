@@ -36,13 +36,19 @@ function fakeSleeps(onSleep: (sleeps: number[]) => Promise<void> | void = () => 
   };
 }
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as TilecastApiError);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as TilecastApiError,
+  );
 
 describe('publishing', () => {
   it('updates an activity and returns the echo with defaults and icon_v2', async () => {
     server = await startServer();
     const api = createClient({ baseUrl: server.url, token: TOKEN });
-    const echo = await api.activity<'progress'>('build').update({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.4 }, icon: 'hammer' } });
+    const echo = await api
+      .activity<'progress'>('build')
+      .update({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.4 }, icon: 'hammer' } });
     expect(echo.state).toBe('ONGOING');
     expect(echo.content).toMatchObject({ template: 'progress', progress: { style: 'simple', value: 0.4, color: 'blue' }, header_left: null, icon: 'hammer' });
     expect(echo.content.icon_v2).toMatchObject({ name: 'hammer', rendering_mode: null });
@@ -53,7 +59,10 @@ describe('publishing', () => {
     server = await startServer();
     const api = createClient({ baseUrl: `${server.url}/`, token: TOKEN });
     const kept = await api.widget<'gauge'>('boiler').update({ content: { template: 'gauge', value: 61, unit: '°C' } });
-    expect(kept).toEqual({ content: expect.objectContaining({ template: 'gauge', value: 61, min_value: 0, max_value: 100, unit: '°C', label: null }), stale_after: 3600 });
+    expect(kept).toEqual({
+      content: expect.objectContaining({ template: 'gauge', value: 61, min_value: 0, max_value: 100, unit: '°C', label: null }),
+      stale_after: 3600,
+    });
     expect((await api.widget('boiler').update({ content: { template: 'gauge', value: 62 }, stale_after: null })).stale_after).toBeNull();
     expect((await api.widget('boiler').update({ content: { template: 'gauge', value: 63 }, stale_after: 120 })).stale_after).toBe(120);
   });
@@ -65,11 +74,20 @@ describe('webhook map', () => {
     const hooks = createClient({ baseUrl: server.url, token: TOKEN }).widget('lights').webhooks;
     const put = await hooks.put({
       webhooks: {
-        hall: { url: 'https://hooks.example.com/lights/{{action}}?key=s3cret', headers: { authorization: 'Bearer abc' }, secret: 'shh', body: { on: '{{value}}' } },
+        hall: {
+          url: 'https://hooks.example.com/lights/{{action}}?key=s3cret',
+          headers: { authorization: 'Bearer abc' },
+          secret: 'shh',
+          body: { on: '{{value}}' },
+        },
         '*': { url: 'https://hooks.example.com/any', method: 'GET' },
       },
     });
-    const hall = { config: { url: 'https://hooks.example.com/lights/{{action}}?key=***', method: 'POST', headers: { authorization: '***' }, body: { on: '{{value}}' } }, last_success_at: null, last_failure_at: null };
+    const hall = {
+      config: { url: 'https://hooks.example.com/lights/{{action}}?key=***', method: 'POST', headers: { authorization: '***' }, body: { on: '{{value}}' } },
+      last_success_at: null,
+      last_failure_at: null,
+    };
     const any = { config: { url: 'https://hooks.example.com/any', method: 'GET', headers: {}, body: null }, last_success_at: null, last_failure_at: null };
     expect(put).toEqual({ webhooks: { hall, '*': any } });
     expect(JSON.stringify(put)).not.toContain('shh');
@@ -96,15 +114,24 @@ describe('typed errors', () => {
     const unknown = await rejection(createClient({ baseUrl: server.url, token: 'tok_nobody_here' }).widget('lights').update({ content }));
     expect(unknown).toBeInstanceOf(TilecastApiError);
     expect(unknown).toMatchObject({ status: 401, detail: 'Could not validate credentials', request: 'PATCH /widget/lights' });
-    expect(await rejection(createClient({ baseUrl: server.url, token: BROKE_TOKEN }).widget('lights').update({ content }))).toMatchObject({ status: 402, detail: 'No active subscription was found' });
+    expect(await rejection(createClient({ baseUrl: server.url, token: BROKE_TOKEN }).widget('lights').update({ content }))).toMatchObject({
+      status: 402,
+      detail: 'No active subscription was found',
+    });
   });
 
   it('404 for an unknown slug, 400 for a template mismatch', async () => {
     server = await startServer();
     const api = createClient({ baseUrl: server.url, token: TOKEN });
     expect(await rejection(api.widget('nope').update({ content: { template: 'gauge', value: 1 } }))).toMatchObject({ status: 404, detail: 'Widget not found' });
-    expect(await rejection(api.activity('nope').update({ state: 'IDLE', content: { template: 'generic', progress: 0 } }))).toMatchObject({ status: 404, detail: 'Activity not found' });
-    expect(await rejection(api.widget('boiler').update({ content: { template: 'switchboard', actions: [{ id: 'a', label: 'A' }] } }))).toMatchObject({ status: 400, detail: 'Template mismatch' });
+    expect(await rejection(api.activity('nope').update({ state: 'IDLE', content: { template: 'generic', progress: 0 } }))).toMatchObject({
+      status: 404,
+      detail: 'Activity not found',
+    });
+    expect(await rejection(api.widget('boiler').update({ content: { template: 'switchboard', actions: [{ id: 'a', label: 'A' }] } }))).toMatchObject({
+      status: 400,
+      detail: 'Template mismatch',
+    });
   });
 
   it('422 with a field-error array, and 422 with a string detail', async () => {
@@ -128,7 +155,11 @@ describe('typed errors', () => {
     const { url } = server;
     const first = async (token: string, options = {}) => {
       const timing = fakeSleeps();
-      const error = await rejection(createClient({ baseUrl: url, token, timing }).events({ signal: abortable(), ...options }).next());
+      const error = await rejection(
+        createClient({ baseUrl: url, token, timing })
+          .events({ signal: abortable(), ...options })
+          .next(),
+      );
       expect(timing.sleeps).toEqual([]);
       return error;
     };

@@ -35,7 +35,13 @@ const seed = {
 };
 
 /** The switchboard the press tests use: a toggle and a button. */
-export const LIGHTS = { template: 'switchboard', actions: [{ id: 'hall', label: 'Hall', kind: 'toggle', on: false }, { id: 'bell', label: 'Doorbell' }] };
+export const LIGHTS = {
+  template: 'switchboard',
+  actions: [
+    { id: 'hall', label: 'Hall', kind: 'toggle', on: false },
+    { id: 'bell', label: 'Doorbell' },
+  ],
+};
 
 /** Presses need content to press on; a restarted server starts empty. */
 async function start(config: ServerConfig): Promise<ReferenceServer> {

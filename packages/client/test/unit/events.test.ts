@@ -58,14 +58,19 @@ describe('events(): reconnecting, resuming, de-duplicating', () => {
 
   it('remembers a bounded number of ids: the oldest falls out', async () => {
     const { client } = setup(
-      [() => sse([frame('u:1', envelope('e1', T0)), frame('u:2', envelope('e2', T0)), frame('u:3', envelope('e3', T0))]), () => sse([frame('u:1', envelope('e1', T0))])],
+      [
+        () => sse([frame('u:1', envelope('e1', T0)), frame('u:2', envelope('e2', T0)), frame('u:3', envelope('e3', T0))]),
+        () => sse([frame('u:1', envelope('e1', T0))]),
+      ],
       { dedupeSize: 2 },
     );
     expect((await take(client.events(), 4)).map((e) => e.id)).toEqual(['e1', 'e2', 'e3', 'e1']);
   });
 
   it('drops an event whose expires_at has passed', async () => {
-    const { client, timing } = setup([() => sse([frame('u:1', envelope('old', T0 - 5000)), frame('u:2', envelope('late', T0 - 4999)), frame('u:3', envelope('new', T0))])]);
+    const { client, timing } = setup([
+      () => sse([frame('u:1', envelope('old', T0 - 5000)), frame('u:2', envelope('late', T0 - 4999)), frame('u:3', envelope('new', T0))]),
+    ]);
     timing.time = T0;
     expect((await take(client.events(), 2)).map((e) => e.id)).toEqual(['late', 'new']);
   });
@@ -76,7 +81,17 @@ describe('events(): reconnecting, resuming, de-duplicating', () => {
   });
 
   it('backs off with jitter, doubling up to the cap, while attempts fail; a success resets it', async () => {
-    const { client, timing } = setup([refused, () => json(503, { detail: 'down' }), () => json(408, { detail: 'slow' }), refused, refused, refused, () => sse(['retry: 1000\n\n']), refused, () => sse([frame('u:1', envelope('e1', T0 + 60_000))])]);
+    const { client, timing } = setup([
+      refused,
+      () => json(503, { detail: 'down' }),
+      () => json(408, { detail: 'slow' }),
+      refused,
+      refused,
+      refused,
+      () => sse(['retry: 1000\n\n']),
+      refused,
+      () => sse([frame('u:1', envelope('e1', T0 + 60_000))]),
+    ]);
     await take(client.events(), 1);
     // random() = 0.5: three quarters of 1 s, 2 s, 4 s, 8 s, 16 s, then capped at 30 s; the outage stream (retry only) waits 1 s.
     expect(timing.sleeps).toEqual([750, 1500, 3000, 6000, 12_000, 22_500, 1000, 750]);

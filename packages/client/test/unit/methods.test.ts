@@ -4,7 +4,11 @@ import { json, scriptedFetch } from '../support/fake.js';
 
 const webhookMap = {
   webhooks: {
-    hall: { config: { url: 'https://example.com/hook?key=***', method: 'POST', headers: { authorization: '***' }, body: null }, last_success_at: null, last_failure_at: null },
+    hall: {
+      config: { url: 'https://example.com/hook?key=***', method: 'POST', headers: { authorization: '***' }, body: null },
+      last_success_at: null,
+      last_failure_at: null,
+    },
   },
 };
 
@@ -39,9 +43,17 @@ describe('widget(slug).webhooks', () => {
   it('refusals are TilecastApiErrors with the field errors', async () => {
     const detail = [{ loc: ['body', 'webhooks', 'hall', 'url'], msg: 'must start with https://', type: 'value_error' }];
     const { client } = setup(json(422, { detail }), json(404, { detail: 'Widget not found' }));
-    const invalid = await client.widget('lights').webhooks.put({ webhooks: { hall: { url: 'http://x' } } }).catch((e: unknown) => e);
+    const invalid = await client
+      .widget('lights')
+      .webhooks.put({ webhooks: { hall: { url: 'http://x' } } })
+      .catch((e: unknown) => e);
     expect(isTilecastApiError(invalid) && invalid.status === 422 && invalid.fieldErrors).toEqual(detail);
-    expect(await client.widget('nope').webhooks.get().catch((e: unknown) => e)).toMatchObject({ status: 404, detail: 'Widget not found', fieldErrors: [] });
+    expect(
+      await client
+        .widget('nope')
+        .webhooks.get()
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 404, detail: 'Widget not found', fieldErrors: [] });
   });
 });
 
@@ -54,9 +66,17 @@ describe('requests', () => {
 
   it('keeps a body that is not the usual JSON as a string detail', async () => {
     const { client } = setup(new Response('<h1>Bad gateway</h1>', { status: 502 }), new Response('', { status: 500, statusText: 'Internal Server Error' }));
-    const gateway = await client.widget('w').update({ content: { template: 'gauge', value: 1 } }).catch((e: unknown) => e);
+    const gateway = await client
+      .widget('w')
+      .update({ content: { template: 'gauge', value: 1 } })
+      .catch((e: unknown) => e);
     expect(gateway).toBeInstanceOf(TilecastApiError);
     expect(gateway).toMatchObject({ status: 502, detail: '<h1>Bad gateway</h1>', message: 'PATCH /widget/w → 502: <h1>Bad gateway</h1>' });
-    expect(await client.widget('w').update({ content: { template: 'gauge', value: 1 } }).catch((e: unknown) => e)).toMatchObject({ status: 500, detail: 'Internal Server Error' });
+    expect(
+      await client
+        .widget('w')
+        .update({ content: { template: 'gauge', value: 1 } })
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 500, detail: 'Internal Server Error' });
   });
 });

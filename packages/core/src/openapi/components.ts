@@ -49,7 +49,11 @@ export const WidgetActionData = v.object({
   value: v.pipe(v.optional(v.boolean()), v.description('Toggles only: the requested state (a request, not a fact). Absent for a button.')),
 });
 export const EventEnvelope = v.object({
-  id: v.pipe(v.string(), v.uuid(), v.description('Delivery id, identical on every retry of one press; also the `Idempotency-Key` of webhooks. Deduplicate on it.')),
+  id: v.pipe(
+    v.string(),
+    v.uuid(),
+    v.description('Delivery id, identical on every retry of one press; also the `Idempotency-Key` of webhooks. Deduplicate on it.'),
+  ),
   request_id: v.pipe(v.string(), v.description('The id the phone gave the press; unique only within one widget. Not for deduplication.')),
   type: v.pipe(v.picklist([EVENT_TYPE]), v.description('Event type with data version.')),
   subject: EventSubject,

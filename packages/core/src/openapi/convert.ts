@@ -38,7 +38,11 @@ export function convertComponents(named: readonly NamedSchema[]): ComponentSchem
   const converted = { input: convertMode(named, 'input'), output: convertMode(named, 'output') };
   // Response-only shapes whose optional fields really are optional (the event envelope).
   for (const entry of named) if (entry.asDeclared === true) converted.output[entry.name] = converted.input[entry.name]!;
-  const split = namesThatDiffer(named.map((entry) => entry.name), converted.input, converted.output);
+  const split = namesThatDiffer(
+    named.map((entry) => entry.name),
+    converted.input,
+    converted.output,
+  );
   const finalName = (name: string, mode: Mode): string => (split.has(name) ? `${name}-${mode === 'input' ? 'Input' : 'Output'}` : name);
 
   const schemas: Record<string, JsonSchema> = {};

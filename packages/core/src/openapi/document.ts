@@ -216,7 +216,8 @@ function eventsOperation(components: ComponentSchemas): object {
         name: 'Last-Event-ID',
         in: 'header',
         required: false,
-        description: 'The last `id:` seen, unchanged: the stream first replays the missed events that have not expired. An unrecognised value replays every unexpired event.',
+        description:
+          'The last `id:` seen, unchanged: the stream first replays the missed events that have not expired. An unrecognised value replays every unexpired event.',
         schema: { type: 'string' },
       },
     ],
@@ -293,7 +294,11 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
   const common = { tags: ['device'], security: device };
   const owned = [pathParameter('owner', 'Owner', 'The account id of the owner.'), pathParameter('slug', 'Slug', 'The slug.')];
   const done = { '204': { description: 'Done.' } };
-  const body = { ...r.tooLarge, ...r.mediaType, ...r.fieldErrors('Field-error array: bad types, unknown fields, a token that is not 16 to 512 hex characters.') };
+  const body = {
+    ...r.tooLarge,
+    ...r.mediaType,
+    ...r.fieldErrors('Field-error array: bad types, unknown fields, a token that is not 16 to 512 hex characters.'),
+  };
   const ok = (description: string, name: string) => ({ '200': jsonResponse(description, components.ref(name, 'output')) });
   return {
     [`${prefix}/push`]: {
@@ -305,7 +310,12 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
         requestBody: jsonBody(components.ref('PushRegistration', 'input')),
         responses: { ...done, ...r.deviceUnauthorized, ...body, ...r.unavailable },
       },
-      delete: { ...common, operationId: 'delete_device_push', summary: 'Remove every APNs token of the device', responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable } },
+      delete: {
+        ...common,
+        operationId: 'delete_device_push',
+        summary: 'Remove every APNs token of the device',
+        responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable },
+      },
     },
     [`${prefix}/activities/{owner}/{slug}/push`]: {
       parameters: owned,
@@ -314,7 +324,13 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
         operationId: 'put_activity_push_token',
         summary: "Register a Live Activity's update token",
         requestBody: jsonBody(components.ref('ActivityPushToken', 'input')),
-        responses: { ...done, ...r.deviceUnauthorized, ...r.notFound('No such activity, or not shown on this device.', 'Activity not found'), ...body, ...r.unavailable },
+        responses: {
+          ...done,
+          ...r.deviceUnauthorized,
+          ...r.notFound('No such activity, or not shown on this device.', 'Activity not found'),
+          ...body,
+          ...r.unavailable,
+        },
       },
       delete: {
         ...common,
@@ -339,7 +355,12 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
         operationId: 'get_device_widget',
         summary: 'One widget shown on this device',
         parameters: owned,
-        responses: { ...ok('The widget.', 'DeviceWidget'), ...r.deviceUnauthorized, ...r.notFound('No such widget, or not shown on this device.', 'Widget not found'), ...r.unavailable },
+        responses: {
+          ...ok('The widget.', 'DeviceWidget'),
+          ...r.deviceUnauthorized,
+          ...r.notFound('No such widget, or not shown on this device.', 'Widget not found'),
+          ...r.unavailable,
+        },
       },
     },
     [`${prefix}/activities`]: {

@@ -47,8 +47,15 @@ export function refusals(components: ComponentSchemas) {
     deviceUnauthorized: { '401': detail('Authorization header missing or malformed, or no such device.', 'Could not validate credentials') },
     subscription: { '402': detail('The account has no active subscription.', 'No active subscription was found') },
     notFound: (description: string, text: string) => ({ '404': detail(description, text) }),
-    tooLarge: { '413': { ...detail('The request body is over 64 KiB (refused before it is read whole).', 'Request body too large'), headers: { Connection: { description: '`close`', schema: { type: 'string' } } } } },
-    mediaType: { '415': detail('A Content-Type other than `application/json` (any parameters) or `*/*+json`; no Content-Type is read as JSON.', 'Unsupported Media Type') },
+    tooLarge: {
+      '413': {
+        ...detail('The request body is over 64 KiB (refused before it is read whole).', 'Request body too large'),
+        headers: { Connection: { description: '`close`', schema: { type: 'string' } } },
+      },
+    },
+    mediaType: {
+      '415': detail('A Content-Type other than `application/json` (any parameters) or `*/*+json`; no Content-Type is read as JSON.', 'Unsupported Media Type'),
+    },
     fieldErrors: (description: string) => ({ '422': jsonResponse(description, components.ref('HTTPValidationError', 'output')) }),
     /** A `422` that is the field-error array or one string detail. */
     fieldErrorsOr: (text: string) => ({

@@ -51,20 +51,14 @@ export function forgetActivityToken(context: TilecastContext, device: DeviceReco
 
 /** `GET /device/widgets`: the account's widgets, then those shared with the device. */
 export async function listDeviceWidgets(context: TilecastContext, device: DeviceRecord): Promise<{ widgets: DeviceWidget[] }> {
-  const [own, shared] = await Promise.all([
-    context.storage.listWidgets(device.accountId),
-    context.storage.listWidgetsSharedWith(device.id),
-  ]);
+  const [own, shared] = await Promise.all([context.storage.listWidgets(device.accountId), context.storage.listWidgetsSharedWith(device.id)]);
   return { widgets: [...own, ...shared].map(deviceWidget) };
 }
 
 /** `GET /device/widgets/{owner}/{slug}`: `404 Widget not found` unless shown on this device. */
 export async function getDeviceWidget(context: TilecastContext, device: DeviceRecord, owner: string, slug: string): Promise<DeviceWidget> {
   const { storage } = context;
-  const [widget, shares] = await Promise.all([
-    storage.getWidget(owner, slug),
-    owner === device.accountId ? null : storage.listWidgetShares(owner, slug),
-  ]);
+  const [widget, shares] = await Promise.all([storage.getWidget(owner, slug), owner === device.accountId ? null : storage.listWidgetShares(owner, slug)]);
   if (widget === null || (shares !== null && !shares.includes(device.id))) fail({ kind: 'widget_not_found' });
   return deviceWidget(widget);
 }

@@ -32,7 +32,10 @@ function refs(value: unknown, found: string[] = []): string[] {
 }
 
 function resolve(ref: string): Json | undefined {
-  return ref.slice(2).split('/').reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, key) => node?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
 }
 
 /** The underlying strict object of a named valibot schema, if it is one. */
@@ -85,7 +88,9 @@ describe('the OpenAPI document', () => {
     ['/widget/{slug}', 'slug', 'WidgetData'],
   ])('%s: path parameter, bodies, responses and security', (path, parameter, data) => {
     const operation = doc.paths[path].patch;
-    expect(operation.parameters).toEqual([expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) })]);
+    expect(operation.parameters).toEqual([
+      expect.objectContaining({ name: parameter, in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) }),
+    ]);
     expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Input` });
     expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '402', '404', '413', '415', '422', '503']);
     expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${data}-Output` });
@@ -112,7 +117,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the field errors of a 422', () => {
-    expect(schemas.HTTPValidationError).toMatchObject({ properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } }, required: ['detail'] });
+    expect(schemas.HTTPValidationError).toMatchObject({
+      properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+      required: ['detail'],
+    });
     expect(schemas.ValidationError).toMatchObject({
       properties: { loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, msg: { type: 'string' }, type: { type: 'string' } },
       required: ['loc', 'msg', 'type'],
@@ -126,7 +134,18 @@ describe('components follow the validators', () => {
     for (const name of ['ActivityState', 'Color', 'ColorRendering', 'ColumnId', 'RenderingMode', 'SegmentDisplay', 'TrackFill']) {
       expect(schemas[name], name).toBeDefined();
     }
-    for (const name of ['ActivityData', 'Icon', 'Value', 'Column', 'Segment', 'SimpleProgressBar', 'SegmentedProgressBar', 'ProgressBar', 'ActivityContent', 'WidgetContent']) {
+    for (const name of [
+      'ActivityData',
+      'Icon',
+      'Value',
+      'Column',
+      'Segment',
+      'SimpleProgressBar',
+      'SegmentedProgressBar',
+      'ProgressBar',
+      'ActivityContent',
+      'WidgetContent',
+    ]) {
       expect(schemas[`${name}-Input`], name).toBeDefined();
       expect(schemas[`${name}-Output`], name).toBeDefined();
     }
@@ -145,7 +164,12 @@ describe('components follow the validators', () => {
     expect(component('Value', 'Input').properties.value).toEqual({ type: 'string', maxLength: 128 });
     expect(component('GenericActivityContent', 'Input').properties.state.anyOf[0]).toEqual({ type: 'string', maxLength: 32 });
     expect(component('GenericActivityContent', 'Input').properties.remaining_time.anyOf[0]).toMatchObject({ type: 'integer', minimum: 0 });
-    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({ type: 'string', minLength: 1, maxLength: 256, format: 'uri' });
+    expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      format: 'uri',
+    });
     expect(component('WidgetData', 'Input').properties.stale_after.anyOf[0]).toEqual({ type: 'integer', minimum: 60, maximum: 604800 });
     expect(component('BudgetWidgetContent', 'Input').properties.currency).toEqual({ type: 'string', pattern: '^[A-Z]{3}$' });
     expect(component('CountdownWidgetContent', 'Input').properties.target).toEqual({ type: 'string', format: 'date-time' });
@@ -210,19 +234,25 @@ describe('components follow the validators', () => {
   // The drift guard: every object component has exactly the validator's fields, requires
   // in input exactly what the validator requires, and requires everything in output.
   // (A component only requests use, or only responses, is listed in that mode only.)
-  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))('%s matches its validator', (name, entry) => {
-    for (const [mode, schema] of [['Input', entry.input], ['Output', entry.output ?? entry.input]] as const) {
-      const object = objectOf(schema)!;
-      const json = component(name, mode);
-      if (json === undefined) continue;
-      const keys = Object.keys(object.entries);
-      expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
-      const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
-      const everyField = mode === 'Output' && entry.asDeclared !== true;
-      expect(json.required, `${name}-${mode}`).toEqual(everyField ? keys : keys.filter((key) => !optional(key)));
-      if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
-    }
-  });
+  it.each(namedSchemas.filter((entry) => objectOf(entry.input) !== undefined).map((entry) => [entry.name, entry] as const))(
+    '%s matches its validator',
+    (name, entry) => {
+      for (const [mode, schema] of [
+        ['Input', entry.input],
+        ['Output', entry.output ?? entry.input],
+      ] as const) {
+        const object = objectOf(schema)!;
+        const json = component(name, mode);
+        if (json === undefined) continue;
+        const keys = Object.keys(object.entries);
+        expect(Object.keys(json.properties), `${name}-${mode}`).toEqual(keys);
+        const optional = (key: string) => ['optional', 'nullish', 'exact_optional'].includes(object.entries[key]!.type);
+        const everyField = mode === 'Output' && entry.asDeclared !== true;
+        expect(json.required, `${name}-${mode}`).toEqual(everyField ? keys : keys.filter((key) => !optional(key)));
+        if (object.type === 'strict_object') expect(json.additionalProperties).toBe(false);
+      }
+    },
+  );
 });
 
 describe('the whole public API', () => {
@@ -231,7 +261,9 @@ describe('the whole public API', () => {
 
   it('has servers (the serving host by default, or the configured ones) and the MIT license', () => {
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
-    expect((buildOpenApiDocument({ servers: [{ url: 'https://api.example.com/tilecast' }] }) as Json).servers).toEqual([{ url: 'https://api.example.com/tilecast' }]);
+    expect((buildOpenApiDocument({ servers: [{ url: 'https://api.example.com/tilecast' }] }) as Json).servers).toEqual([
+      { url: 'https://api.example.com/tilecast' },
+    ]);
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   });
 
@@ -257,12 +289,20 @@ describe('the whole public API', () => {
     expect(delivery.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventEnvelope' });
     expect(delivery.parameters.map((parameter: Json) => parameter.name)).toEqual(['Idempotency-Key', 'X-Svc-Timestamp', 'X-Svc-Signature']);
     expect(schemas.EventEnvelope).toMatchObject({
-      properties: { id: { type: 'string', format: 'uuid' }, type: { enum: ['widget.action.v1'] }, subject: { $ref: '#/components/schemas/EventSubject' }, data: { $ref: '#/components/schemas/WidgetActionData' } },
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        type: { enum: ['widget.action.v1'] },
+        subject: { $ref: '#/components/schemas/EventSubject' },
+        data: { $ref: '#/components/schemas/WidgetActionData' },
+      },
       required: ['id', 'request_id', 'type', 'subject', 'occurred_at', 'expires_at', 'data'],
     });
     expect(schemas.EventEnvelope!.properties.expires_at).toMatchObject({ type: 'string', format: 'date-time' });
     // A button press has no value.
-    expect(schemas.WidgetActionData).toMatchObject({ required: ['action', 'kind'], properties: { kind: { enum: ['button', 'toggle'] }, value: { type: 'boolean' } } });
+    expect(schemas.WidgetActionData).toMatchObject({
+      required: ['action', 'kind'],
+      properties: { kind: { enum: ['button', 'toggle'] }, value: { type: 'boolean' } },
+    });
   });
 
   it('the device API has its own security scheme, its refusals and its stream', () => {
@@ -298,12 +338,21 @@ describe('the whole public API', () => {
     const push = doc.paths['/device/push'];
     expect(push.put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushRegistration-Input' });
     expect(Object.keys(push.put.responses)).toEqual(['204', '401', '413', '415', '422', '503']);
-    expect(component('PushRegistration', 'Input')).toMatchObject({ required: ['environment'], properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } } });
+    expect(component('PushRegistration', 'Input')).toMatchObject({
+      required: ['environment'],
+      properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } },
+    });
     const token = doc.paths['/device/activities/{owner}/{slug}/push'];
     expect(example(token.put, '404')).toEqual(result('activity_not_found'));
-    expect(doc.paths['/device/widgets'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DeviceWidgetList-Output' });
-    expect(component('DeviceWidget', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/WidgetContent-Output' }, { type: 'null' }] });
-    expect(component('DeviceActivity', 'Output').properties.content).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/ActivityContent-Output' }, { type: 'null' }] });
+    expect(doc.paths['/device/widgets'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/DeviceWidgetList-Output',
+    });
+    expect(component('DeviceWidget', 'Output').properties.content).toMatchObject({
+      anyOf: [{ $ref: '#/components/schemas/WidgetContent-Output' }, { type: 'null' }],
+    });
+    expect(component('DeviceActivity', 'Output').properties.content).toMatchObject({
+      anyOf: [{ $ref: '#/components/schemas/ActivityContent-Output' }, { type: 'null' }],
+    });
     expect(component('DeviceActivity', 'Output').required).toEqual(['owner', 'slug', 'template', 'state', 'content', 'dismissal_delay_s', 'updated_at']);
   });
 

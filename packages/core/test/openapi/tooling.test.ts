@@ -27,15 +27,26 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(command: string, args: string[]) {
-  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
   return { status: result.status, output: `${result.stdout}${result.stderr}`, stdout: result.stdout };
 }
 
 describe('@redocly/cli lint (recommended rules)', () => {
   it('reports no error and no warning', () => {
     const { stdout, output } = run(bin('redocly'), ['lint', '--config', join(root, 'redocly.yaml'), '--format', 'json', documentPath]);
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
-    expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`), output).toEqual([]);
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
+    expect(
+      report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`),
+      output,
+    ).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 });
@@ -81,7 +92,18 @@ describe('openapi-typescript types', () => {
         '',
       ].join('\n'),
     );
-    const tsc = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'es2022', '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, 'check.ts')]);
+    const tsc = run(process.execPath, [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      join(dir, 'check.ts'),
+    ]);
     expect(tsc.output).toBe('');
     expect(tsc.status).toBe(0);
   }, 120_000);

@@ -19,7 +19,8 @@ export interface ShownActivity {
 
 export function renderActivity(activity: ShownActivity, now: number): HTMLElement {
   const { push } = activity;
-  const ending = activity.dismissAt === null ? null : h('span', { class: 'sub dismissal' }, `ended · dismissed in ${duration(Math.max(0, activity.dismissAt - now))}`);
+  const ending =
+    activity.dismissAt === null ? null : h('span', { class: 'sub dismissal' }, `ended · dismissed in ${duration(Math.max(0, activity.dismissAt - now))}`);
   return h(
     'article',
     { class: `activity ${push.phase}`, 'data-activity': `${push.owner}/${push.slug}`, 'data-phase': push.phase },
@@ -50,7 +51,13 @@ function renderActivityContent(content: any): Node {
   }
 }
 
-function progressActivity(c: { progress: ProgressBar; header_left?: Value | null; header_right?: Value | null; footer_left?: Value | null; footer_right?: Value | null }): Node {
+function progressActivity(c: {
+  progress: ProgressBar;
+  header_left?: Value | null;
+  header_right?: Value | null;
+  footer_left?: Value | null;
+  footer_right?: Value | null;
+}): Node {
   return h(
     'div',
     {},
@@ -68,7 +75,15 @@ interface Column {
 
 function monitorActivity(c: { left_column?: Column | null; right_column?: Column | null; primary_column?: 'left' | 'right' }): Node {
   const column = (col: Column | null | undefined, primary: boolean) =>
-    col ? h('div', { class: `column${primary ? ' primary' : ''}` }, h('span', { class: 'sub' }, col.header ?? ''), valueElement(col.value, 'big'), h('span', { class: 'sub' }, col.footer ?? '')) : null;
+    col
+      ? h(
+          'div',
+          { class: `column${primary ? ' primary' : ''}` },
+          h('span', { class: 'sub' }, col.header ?? ''),
+          valueElement(col.value, 'big'),
+          h('span', { class: 'sub' }, col.footer ?? ''),
+        )
+      : null;
   const primary = c.primary_column ?? 'right';
   return h('div', { class: 'row' }, column(c.left_column, primary === 'left'), column(c.right_column, primary === 'right'));
 }
@@ -78,6 +93,11 @@ function genericActivity(c: { progress: number; remaining_time?: number | null; 
     'div',
     {},
     progressBar({ value: c.progress }),
-    h('div', { class: 'row' }, h('span', { class: 'sub' }, c.state ?? ''), c.remaining_time != null ? h('span', { class: 'sub' }, `${duration(c.remaining_time * 1000)} left`) : null),
+    h(
+      'div',
+      { class: 'row' },
+      h('span', { class: 'sub' }, c.state ?? ''),
+      c.remaining_time != null ? h('span', { class: 'sub' }, `${duration(c.remaining_time * 1000)} left`) : null,
+    ),
   );
 }

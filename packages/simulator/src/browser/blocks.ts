@@ -49,11 +49,17 @@ function segmentedBar(segments: Segment[], display: 'split' | 'layered'): HTMLEl
   const tracks = segments.map((segment) =>
     h(
       'div',
-      { class: `bar segment${segment.track_fill === 'hatched' ? ' hatched' : ''}`, style: `background-color:${color(segment.track_color, color('gray5'))}`, title: segment.label ?? null },
+      {
+        class: `bar segment${segment.track_fill === 'hatched' ? ' hatched' : ''}`,
+        style: `background-color:${color(segment.track_color, color('gray5'))}`,
+        title: segment.label ?? null,
+      },
       fillOf(segment.value, color(segment.fill_color)),
     ),
   );
-  const labels = segments.some((segment) => segment.label) ? h('div', { class: 'segment-labels' }, ...segments.map((segment) => h('span', {}, segment.label ?? ''))) : null;
+  const labels = segments.some((segment) => segment.label)
+    ? h('div', { class: 'segment-labels' }, ...segments.map((segment) => h('span', {}, segment.label ?? '')))
+    : null;
   return h('div', { class: `segments ${display}` }, h('div', { class: 'segment-tracks' }, ...tracks), labels);
 }
 
@@ -66,7 +72,15 @@ export function ring(level: number, tint: string, label: string): SVGElement {
     'svg',
     { viewBox: '0 0 50 50', class: 'ring', role: 'img', 'aria-label': label },
     s('circle', { cx: 25, cy: 25, r: radius, class: 'ring-track' }),
-    s('circle', { cx: 25, cy: 25, r: radius, class: 'ring-fill', stroke: tint, 'stroke-dasharray': `${filled} ${circumference}`, transform: 'rotate(-90 25 25)' }),
+    s('circle', {
+      cx: 25,
+      cy: 25,
+      r: radius,
+      class: 'ring-fill',
+      stroke: tint,
+      'stroke-dasharray': `${filled} ${circumference}`,
+      transform: 'rotate(-90 25 25)',
+    }),
     s('text', { x: 25, y: 29, 'text-anchor': 'middle', class: 'ring-text' }, `${Math.round(level)}`),
   );
 }

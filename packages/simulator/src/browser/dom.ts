@@ -27,9 +27,24 @@ function fill<E extends Element>(element: E, attributes: Attributes, children: C
 
 /** The specification's Color names, as the iOS system colors they stand for. */
 const COLORS: Record<string, string> = {
-  red: '#ff3b30', orange: '#ff9500', yellow: '#ffcc00', green: '#34c759', mint: '#00c7be', teal: '#30b0c7',
-  cyan: '#32ade6', blue: '#007aff', indigo: '#5856d6', purple: '#af52de', pink: '#ff2d55', brown: '#a2845e',
-  gray: '#8e8e93', gray2: '#aeaeb2', gray3: '#c7c7cc', gray4: '#d1d1d6', gray5: '#e5e5ea', gray6: '#f2f2f7',
+  red: '#ff3b30',
+  orange: '#ff9500',
+  yellow: '#ffcc00',
+  green: '#34c759',
+  mint: '#00c7be',
+  teal: '#30b0c7',
+  cyan: '#32ade6',
+  blue: '#007aff',
+  indigo: '#5856d6',
+  purple: '#af52de',
+  pink: '#ff2d55',
+  brown: '#a2845e',
+  gray: '#8e8e93',
+  gray2: '#aeaeb2',
+  gray3: '#c7c7cc',
+  gray4: '#d1d1d6',
+  gray5: '#e5e5ea',
+  gray6: '#f2f2f7',
 };
 
 export function color(name: unknown, fallback = COLORS.blue!): string {
@@ -42,10 +57,25 @@ export function color(name: unknown, fallback = COLORS.blue!): string {
  * is the tooltip.
  */
 const GLYPHS: [RegExp, string][] = [
-  [/bolt|power|plug/, '⚡'], [/sun|solar/, '☀'], [/snow|cool|ac\b/, '❄'], [/flame|fire|heat|boiler/, '♨'],
-  [/gear|settings/, '⚙'], [/house|home/, '⌂'], [/star/, '★'], [/heart/, '♥'], [/check/, '✓'],
-  [/phone/, '☎'], [/envelope|mail/, '✉'], [/music|note|bell/, '♫'], [/drop|water/, '☂'], [/car/, '⛍'],
-  [/light|lamp|bulb/, '☼'], [/clock|timer|alarm/, '⌚'], [/lock/, '⚿'], [/battery/, '▮'], [/cloud/, '☁'],
+  [/bolt|power|plug/, '⚡'],
+  [/sun|solar/, '☀'],
+  [/snow|cool|ac\b/, '❄'],
+  [/flame|fire|heat|boiler/, '♨'],
+  [/gear|settings/, '⚙'],
+  [/house|home/, '⌂'],
+  [/star/, '★'],
+  [/heart/, '♥'],
+  [/check/, '✓'],
+  [/phone/, '☎'],
+  [/envelope|mail/, '✉'],
+  [/music|note|bell/, '♫'],
+  [/drop|water/, '☂'],
+  [/car/, '⛍'],
+  [/light|lamp|bulb/, '☼'],
+  [/clock|timer|alarm/, '⌚'],
+  [/lock/, '⚿'],
+  [/battery/, '▮'],
+  [/cloud/, '☁'],
 ];
 
 export function iconName(icon: unknown): string | null {

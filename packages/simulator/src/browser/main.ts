@@ -165,11 +165,15 @@ function renderSwitchboard(push: WidgetPush): Node {
   const c = push.content;
   const gradient = c.gradient ? `background:linear-gradient(135deg, ${color(c.gradient.from)}, ${color(c.gradient.to)})` : null;
   // The picture is not fetched (the page makes no outside requests): its alt text stands in.
-  const picture = c.picture ? h('div', { class: 'picture', role: 'img', 'aria-label': c.picture.alt, title: c.picture.url }, `Picture: ${c.picture.alt}`) : null;
+  const picture = c.picture
+    ? h('div', { class: 'picture', role: 'img', 'aria-label': c.picture.alt, title: c.picture.url }, `Picture: ${c.picture.alt}`)
+    : null;
   return h(
     'div',
     { class: `switchboard${gradient ? ' gradient' : ''}`, style: gradient },
-    c.title || c.subtitle ? h('div', { class: 'switchboard-head' }, c.title ? h('strong', {}, c.title) : null, c.subtitle ? h('span', { class: 'sub' }, c.subtitle) : null) : null,
+    c.title || c.subtitle
+      ? h('div', { class: 'switchboard-head' }, c.title ? h('strong', {}, c.title) : null, c.subtitle ? h('span', { class: 'sub' }, c.subtitle) : null)
+      : null,
     picture,
     board.render(push, c.actions as PublishedAction[]),
   );
@@ -220,7 +224,9 @@ async function start(): Promise<void> {
   });
   for (const control of [ui.surface, ui.size, ui.locked]) control.addEventListener('change', redrawAll);
   setInterval(tick, 1000);
-  const config = await fetch('/simulator-config.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const config = await fetch('/simulator-config.json')
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null);
   if (config && typeof config.deviceToken === 'string' && ui.token.value === '') ui.token.value = config.deviceToken;
   if (ui.token.value !== '') connect();
   else setStatus('enter a device token', 'stopped');

@@ -68,7 +68,12 @@ export class TileBoard {
     if (state === undefined) return h('div', { class: 'tile' });
     const shown = displayTile(state, view);
     const tint = color(state.action.color);
-    const mark = shown.mark === 'check' ? h('span', { class: 'icon check' }, '✓') : shown.mark === 'hidden' ? null : iconElement(state.action.icon ?? state.action.label, `icon ${shown.mark}`);
+    const mark =
+      shown.mark === 'check'
+        ? h('span', { class: 'icon check' }, '✓')
+        : shown.mark === 'hidden'
+          ? null
+          : iconElement(state.action.icon ?? state.action.label, `icon ${shown.mark}`);
     const tile = h(
       'button',
       {

@@ -41,7 +41,17 @@ function renderGauge(c: { value: number; min_value?: number; max_value?: number;
     s(
       'svg',
       { viewBox: '0 0 100 90', role: 'img', 'aria-label': `${c.value}${c.unit ?? ''}` },
-      s('defs', {}, s('linearGradient', { id: 'gauge-cool-warm' }, s('stop', { offset: '0', 'stop-color': color('cyan') }), s('stop', { offset: '0.5', 'stop-color': color('yellow') }), s('stop', { offset: '1', 'stop-color': color('red') }))),
+      s(
+        'defs',
+        {},
+        s(
+          'linearGradient',
+          { id: 'gauge-cool-warm' },
+          s('stop', { offset: '0', 'stop-color': color('cyan') }),
+          s('stop', { offset: '0.5', 'stop-color': color('yellow') }),
+          s('stop', { offset: '1', 'stop-color': color('red') }),
+        ),
+      ),
       s('path', { d: arc(1), class: 'gauge-track' }),
       ratio > 0 ? s('path', { d: arc(ratio), class: 'gauge-fill', stroke }) : null,
       s('text', { x: 50, y: 55, 'text-anchor': 'middle', class: 'gauge-value' }, `${formatNumber(c.value)}${c.unit ?? ''}`),
@@ -91,14 +101,27 @@ function renderBudget(c: {
     'div',
     { class: 'budget' },
     h('div', { class: 'big' }, headline),
-    budget ? h('div', { class: 'bar' }, h('span', { class: 'bar-fill', style: `width:${Math.round(clamp(spent / budget, 0, 1) * 100)}%;background:${spent > budget ? color('red') : color('green')}` })) : null,
+    budget
+      ? h(
+          'div',
+          { class: 'bar' },
+          h('span', {
+            class: 'bar-fill',
+            style: `width:${Math.round(clamp(spent / budget, 0, 1) * 100)}%;background:${spent > budget ? color('red') : color('green')}`,
+          }),
+        )
+      : null,
     valueElement(c.subtitle, 'sub'),
     ...(c.categories ?? []).map((category) =>
       h(
         'div',
         { class: 'row' },
         h('span', {}, iconElement(category.icon), category.label),
-        h('span', { class: 'sub', style: category.color ? `color:${color(category.color)}` : null }, category.budget ? `${money(category.spent)} / ${money(category.budget)}` : money(category.spent)),
+        h(
+          'span',
+          { class: 'sub', style: category.color ? `color:${color(category.color)}` : null },
+          category.budget ? `${money(category.spent)} / ${money(category.budget)}` : money(category.spent),
+        ),
       ),
     ),
   );
@@ -112,7 +135,11 @@ function formatMoney(amount: number, currency: string): string {
   }
 }
 
-function renderTrend(c: { value: number; points: number[]; unit?: string | null; state?: Value | null; color?: string | null }, _now: number, accent?: string | null): Node {
+function renderTrend(
+  c: { value: number; points: number[]; unit?: string | null; state?: Value | null; color?: string | null },
+  _now: number,
+  accent?: string | null,
+): Node {
   const min = Math.min(...c.points);
   const span = Math.max(...c.points) - min || 1;
   const step = 100 / (c.points.length - 1);
@@ -121,7 +148,11 @@ function renderTrend(c: { value: number; points: number[]; unit?: string | null;
     'div',
     { class: 'trend' },
     h('div', { class: 'big' }, `${formatNumber(c.value)}${c.unit ?? ''}`),
-    s('svg', { viewBox: '0 0 100 40', class: 'spark', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'trend' }, s('polyline', { points, stroke: color(c.color ?? accent), fill: 'none' })),
+    s(
+      'svg',
+      { viewBox: '0 0 100 40', class: 'spark', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'trend' },
+      s('polyline', { points, stroke: color(c.color ?? accent), fill: 'none' }),
+    ),
     valueElement(c.state, 'sub'),
   );
 }
@@ -133,7 +164,11 @@ function renderCountdown(c: { target: string; subtitle?: Value | null; expired_t
 }
 
 function renderList(c: { rows: { label: string; value: Value; icon?: string | null }[] }): Node {
-  return h('ul', { class: 'list' }, ...c.rows.map((row) => h('li', { class: 'row' }, h('span', {}, iconElement(row.icon), row.label), valueElement(row.value))));
+  return h(
+    'ul',
+    { class: 'list' },
+    ...c.rows.map((row) => h('li', { class: 'row' }, h('span', {}, iconElement(row.icon), row.label), valueElement(row.value))),
+  );
 }
 
 const LEVEL_COLORS: Record<string, string> = { low: 'green', medium: 'yellow', high: 'red' };
@@ -151,14 +186,26 @@ function renderPrices(c: { entries: { start: string; price: number; level?: stri
     const height = (Math.abs(entry.price) / range) * 40;
     const y = entry.price >= 0 ? axis - height : axis;
     const tint = color(LEVEL_COLORS[entry.level ?? ''] ?? 'blue');
-    return s('rect', { x: (i * width + width * 0.1).toFixed(2), y: y.toFixed(2), width: (width * 0.8).toFixed(2), height: Math.max(height, 0.5).toFixed(2), fill: tint, class: i === current ? 'now' : null });
+    return s('rect', {
+      x: (i * width + width * 0.1).toFixed(2),
+      y: y.toFixed(2),
+      width: (width * 0.8).toFixed(2),
+      height: Math.max(height, 0.5).toFixed(2),
+      fill: tint,
+      class: i === current ? 'now' : null,
+    });
   });
   const shown = current >= 0 ? c.entries[current]! : c.entries[0]!;
   return h(
     'div',
     { class: 'prices' },
     h('div', { class: 'big' }, `${formatNumber(shown.price, 2)}${c.unit ? ` ${c.unit}` : ''}`),
-    s('svg', { viewBox: '0 0 100 42', class: 'chart', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'prices' }, ...bars, s('line', { x1: 0, x2: 100, y1: axis, y2: axis, class: 'axis' })),
+    s(
+      'svg',
+      { viewBox: '0 0 100 42', class: 'chart', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'prices' },
+      ...bars,
+      s('line', { x1: 0, x2: 100, y1: axis, y2: axis, class: 'axis' }),
+    ),
   );
 }
 
@@ -181,9 +228,19 @@ interface PowerNode {
 
 /** Sources, grid, battery and home as nodes with their power and direction of flow. */
 function renderEnergy(c: { sources?: PowerNode[] | null; grid?: PowerNode | null; battery?: PowerNode | null; home?: PowerNode | null }): Node {
-  const nodes: HTMLElement[] = (c.sources ?? []).map((source) => energyNode(source.name ?? 'Solar', source, source.icon ?? 'sun.max', source.power > 0 ? 'producing' : 'idle', source.color));
+  const nodes: HTMLElement[] = (c.sources ?? []).map((source) =>
+    energyNode(source.name ?? 'Solar', source, source.icon ?? 'sun.max', source.power > 0 ? 'producing' : 'idle', source.color),
+  );
   if (c.grid) nodes.push(energyNode('Grid', c.grid, 'bolt', c.grid.power > 0 ? 'importing' : c.grid.power < 0 ? 'exporting' : 'idle'));
-  if (c.battery) nodes.push(energyNode(`Battery${c.battery.level != null ? ` ${Math.round(c.battery.level)}%` : ''}`, c.battery, 'battery', c.battery.power > 0 ? 'charging' : c.battery.power < 0 ? 'discharging' : 'idle'));
+  if (c.battery)
+    nodes.push(
+      energyNode(
+        `Battery${c.battery.level != null ? ` ${Math.round(c.battery.level)}%` : ''}`,
+        c.battery,
+        'battery',
+        c.battery.power > 0 ? 'charging' : c.battery.power < 0 ? 'discharging' : 'idle',
+      ),
+    );
   if (c.home) nodes.push(energyNode('Home', c.home, 'house', 'using'));
   return h('div', { class: 'energy' }, ...nodes);
 }

@@ -50,12 +50,10 @@ export function activityTests(get: GetHandles): void {
       updatedAt: null,
     });
     const other = await newActivity(storage, account.id);
-    expect(
-      ok(await storage.applyActivityUpdate(account.id, other.slug, { state: 'ONGOING', content: content(0), now: T0 })).transition,
-    ).toBe('start');
+    expect(ok(await storage.applyActivityUpdate(account.id, other.slug, { state: 'ONGOING', content: content(0), now: T0 })).transition).toBe('start');
   });
 
-  it('applyActivityUpdate on an unknown activity (or another account\'s) is not_found and creates nothing', async () => {
+  it("applyActivityUpdate on an unknown activity (or another account's) is not_found and creates nothing", async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const stranger = await newAccount(storage);
@@ -103,9 +101,10 @@ export function activityTests(get: GetHandles): void {
     const second = await newActivity(storage, account.id);
     ok(await storage.applyActivityUpdate(account.id, first.slug, { state: 'ONGOING', content: content(1), now: T0 }));
     ok(await storage.applyActivityUpdate(account.id, second.slug, { state: 'IDLE', content: content(2), now: T0 + 1 }));
-    expect(
-      await storage.applyActivityUpdate(account.id, second.slug, { state: 'ONGOING', content: content(3), now: T0 + 2 }),
-    ).toEqual({ ok: false, reason: 'quota_exceeded' });
+    expect(await storage.applyActivityUpdate(account.id, second.slug, { state: 'ONGOING', content: content(3), now: T0 + 2 })).toEqual({
+      ok: false,
+      reason: 'quota_exceeded',
+    });
     expect(await storage.getActivity(account.id, second.slug)).toEqual({
       ...second,
       state: 'IDLE',
@@ -123,9 +122,7 @@ export function activityTests(get: GetHandles): void {
       ok: false,
       reason: 'quota_exceeded',
     });
-    expect(ok(await storage.applyActivityUpdate(account.id, activity.slug, { state: 'IDLE', content: content(1), now: T0 })).transition).toBe(
-      'none',
-    );
+    expect(ok(await storage.applyActivityUpdate(account.id, activity.slug, { state: 'IDLE', content: content(1), now: T0 })).transition).toBe('none');
   });
 
   it('the quota counts live activities of the account only: ending one frees its slot', async () => {
@@ -156,8 +153,7 @@ export function activityTests(get: GetHandles): void {
       ok(await storage.applyActivityUpdate(account.id, activity.slug, { state: 'ONGOING', content: content(0), now: T0 }));
     }
     expect(await storage.updateAccount(account.id, { activityQuota: 1 })).toBe(true);
-    const update = (slug: string, state: 'IDLE' | 'ONGOING') =>
-      storage.applyActivityUpdate(account.id, slug, { state, content: content(1), now: T0 });
+    const update = (slug: string, state: 'IDLE' | 'ONGOING') => storage.applyActivityUpdate(account.id, slug, { state, content: content(1), now: T0 });
     expect(ok(await update(live[0]!.slug, 'ONGOING')).transition).toBe('update');
     expect(ok(await update(live[0]!.slug, 'IDLE')).transition).toBe('end');
     expect(await update(live[0]!.slug, 'ONGOING')).toEqual({ ok: false, reason: 'quota_exceeded' });
@@ -179,9 +175,7 @@ export function activityTests(get: GetHandles): void {
       ok: false,
       reason: 'not_found',
     });
-    expect(ok(await storage.applyActivityUpdate(account.id, second.slug, { state: 'ONGOING', content: content(1), now: T0 })).transition).toBe(
-      'start',
-    );
+    expect(ok(await storage.applyActivityUpdate(account.id, second.slug, { state: 'ONGOING', content: content(1), now: T0 })).transition).toBe('start');
   });
 
   it('putActivity again after deleteActivity starts from scratch', async () => {

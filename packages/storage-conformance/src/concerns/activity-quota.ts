@@ -93,12 +93,12 @@ export function activityQuotaTests(get: GetHandles): void {
     for (const slug of live) {
       await handles.storage.applyActivityUpdate(accountId, slug, { state: 'ONGOING', content: content(0), now: T0 });
     }
-    const ends = live.slice(0, 5).map((slug, i) =>
-      either(handles, i).applyActivityUpdate(accountId, slug, { state: 'IDLE', content: content(0), now: T0 + 1 }),
-    );
-    const starts = slugs.slice(Q).map((slug, i) =>
-      either(handles, i + 1).applyActivityUpdate(accountId, slug, { state: 'ONGOING', content: content(0), now: T0 + 1 }),
-    );
+    const ends = live
+      .slice(0, 5)
+      .map((slug, i) => either(handles, i).applyActivityUpdate(accountId, slug, { state: 'IDLE', content: content(0), now: T0 + 1 }));
+    const starts = slugs
+      .slice(Q)
+      .map((slug, i) => either(handles, i + 1).applyActivityUpdate(accountId, slug, { state: 'ONGOING', content: content(0), now: T0 + 1 }));
     const [endResults, startResults] = await Promise.all([Promise.all(ends), Promise.all(starts)]);
     expect(count(endResults, (r) => r.ok && r.transition === 'end')).toBe(5);
     const startedCount = count(startResults, started);

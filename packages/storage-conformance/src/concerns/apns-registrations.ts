@@ -48,7 +48,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets });
   });
 
-  it('setActivityPushToken stores one token per device and activity, replacing; false for a missing device, a missing activity or another account\'s activity', async () => {
+  it("setActivityPushToken stores one token per device and activity, replacing; false for a missing device, a missing activity or another account's activity", async () => {
     const { storage, peer } = get();
     const { account, device, activity } = await deviceWithActivity(storage);
     const other = await deviceWithActivity(storage);

@@ -131,7 +131,7 @@ export function createIfAbsentTests(get: GetHandles): void {
     expect(await storage.getDevice(twin.id)).toBeNull();
   });
 
-  it('concurrent creates of one key, spread over two instances, create exactly one record: the winner\'s', async () => {
+  it("concurrent creates of one key, spread over two instances, create exactly one record: the winner's", async () => {
     const handles = get();
     const owner = await newAccount(handles.storage);
     const id = uid('race');
@@ -144,7 +144,11 @@ export function createIfAbsentTests(get: GetHandles): void {
       expect(await read(handles.peer)).toEqual(expected(winner));
     };
     const accounts = Array.from({ length: N }, (_, i) => ({ id, tokenHash: randomHash(), subscription: 'active' as const, activityQuota: i }));
-    await race((i) => ({ kind: 'account', account: accounts[i]! }), (s) => s.getAccount(id), (i) => accounts[i]);
+    await race(
+      (i) => ({ kind: 'account', account: accounts[i]! }),
+      (s) => s.getAccount(id),
+      (i) => accounts[i],
+    );
 
     const activities = Array.from({ length: N }, (_, i) => ({ accountId: owner.id, slug: id, template: 'progress', dismissalDelayS: i }));
     await race(
@@ -153,7 +157,13 @@ export function createIfAbsentTests(get: GetHandles): void {
       (i) => ({ ...activities[i], state: 'IDLE', live: false, content: null, updatedAt: null }),
     );
 
-    const widgets = Array.from({ length: N }, (_, i) => ({ accountId: owner.id, slug: id, template: 'gauge', staleAfter: 60 + i, privacy: 'visible' as const }));
+    const widgets = Array.from({ length: N }, (_, i) => ({
+      accountId: owner.id,
+      slug: id,
+      template: 'gauge',
+      staleAfter: 60 + i,
+      privacy: 'visible' as const,
+    }));
     await race(
       (i) => ({ kind: 'widget', definition: widgets[i]! }),
       (s) => s.getWidget(owner.id, id),
@@ -161,7 +171,11 @@ export function createIfAbsentTests(get: GetHandles): void {
     );
 
     const devices = Array.from({ length: N }, () => ({ id, accountId: owner.id, tokenHash: randomHash() }));
-    await race((i) => ({ kind: 'device', device: devices[i]! }), (s) => s.getDevice(id), (i) => devices[i]);
+    await race(
+      (i) => ({ kind: 'device', device: devices[i]! }),
+      (s) => s.getDevice(id),
+      (i) => devices[i],
+    );
     expect((await handles.storage.listAccountDevices(owner.id)).map((d) => d.id)).toEqual([id]);
   });
 
@@ -173,7 +187,9 @@ export function createIfAbsentTests(get: GetHandles): void {
     // The race is narrow (both inserts past the key check at once), so it is run many times.
     for (let round = 0; round < ROUNDS; round++) {
       const device = { id: uid('same-phone'), accountId: account.id, tokenHash: randomHash() };
-      const results = await Promise.all([handles.storage, handles.peer, handles.storage, handles.peer].map((s) => s.createIfAbsent({ kind: 'device', device })));
+      const results = await Promise.all(
+        [handles.storage, handles.peer, handles.storage, handles.peer].map((s) => s.createIfAbsent({ kind: 'device', device })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await handles.peer.findDeviceByTokenHash(device.tokenHash)).toEqual(device);
     }

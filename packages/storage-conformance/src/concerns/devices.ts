@@ -30,7 +30,7 @@ export function deviceTests(get: GetHandles): void {
     expect(await storage.listAccountDevices(second.id)).toEqual([replaced]);
   });
 
-  it('listAccountDevices lists the account\'s devices only, sorted by id in code-unit order', async () => {
+  it("listAccountDevices lists the account's devices only, sorted by id in code-unit order", async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const other = await newAccount(storage);

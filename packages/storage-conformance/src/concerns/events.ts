@@ -27,7 +27,7 @@ export function eventTests(get: GetHandles): void {
     expect((await storage.readEvents(a, { after: 0, now: T0, limit: 100 })).map((e) => e.position)).toEqual([1, 2, 3]);
   });
 
-  it('readEvents returns events after a position, in order, at most limit, never another account\'s', async () => {
+  it("readEvents returns events after a position, in order, at most limit, never another account's", async () => {
     const { storage } = get();
     const account = uid('acct');
     const neighbour = uid('acct');
@@ -94,11 +94,12 @@ export function eventTests(get: GetHandles): void {
   it('concurrent appends to two accounts keep each account contiguous', async () => {
     const handles = get();
     const accounts = [uid('acct'), uid('acct')];
-    const stored = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => either(handles, i >> 1).appendEvent(accounts[i % 2]!, newEvent(LATER))),
-    );
+    const stored = await Promise.all(Array.from({ length: 60 }, (_, i) => either(handles, i >> 1).appendEvent(accounts[i % 2]!, newEvent(LATER))));
     for (const [k, account] of accounts.entries()) {
-      const positions = stored.filter((_, i) => i % 2 === k).map((e) => e.position).sort((x, y) => x - y);
+      const positions = stored
+        .filter((_, i) => i % 2 === k)
+        .map((e) => e.position)
+        .sort((x, y) => x - y);
       expect(positions).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(await handles.peer.lastEventPosition(account)).toBe(30);
     }

@@ -3,7 +3,7 @@ import { type GetHandles, T0, content, iso, newAccount, newActivity, newDevice, 
 
 /** What a device sees when it connects: the listings behind the device stream's snapshot. */
 export function listingTests(get: GetHandles): void {
-  it('listActivities and listWidgets return the account\'s own records, sorted by slug (code units)', async () => {
+  it("listActivities and listWidgets return the account's own records, sorted by slug (code units)", async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const other = await newAccount(storage);
@@ -18,7 +18,15 @@ export function listingTests(get: GetHandles): void {
     expect((await storage.listActivities(account.id)).map((a) => a.slug)).toEqual(['B', 'a', 'b']);
     const widgets = await storage.listWidgets(account.id);
     expect(widgets.map((w) => w.slug)).toEqual(['B', 'a', 'b']);
-    expect(widgets[1]).toEqual({ accountId: account.id, slug: 'a', template: 'gauge', staleAfter: null, privacy: 'visible', content: content(1), updatedAt: iso(T0) });
+    expect(widgets[1]).toEqual({
+      accountId: account.id,
+      slug: 'a',
+      template: 'gauge',
+      staleAfter: null,
+      privacy: 'visible',
+      content: content(1),
+      updatedAt: iso(T0),
+    });
     expect(await storage.listActivities(uid('nobody'))).toEqual([]);
     expect(await storage.listWidgets(uid('nobody'))).toEqual([]);
   });
@@ -31,11 +39,19 @@ export function listingTests(get: GetHandles): void {
     const w2 = await newWidget(storage, second.id);
     const w1b = await newWidget(storage, first.id);
     await storage.putWidget({ accountId: first.id, slug: 'a-first', template: 'switchboard', staleAfter: 300, privacy: 'visible' });
-    for (const [accountId, slug] of [[second.id, w2.slug], [first.id, w1b.slug], [first.id, 'a-first']] as const) {
+    for (const [accountId, slug] of [
+      [second.id, w2.slug],
+      [first.id, w1b.slug],
+      [first.id, 'a-first'],
+    ] as const) {
       expect(await storage.shareWidget(accountId, slug, phone.id)).toBe(true);
     }
     const listed = await storage.listWidgetsSharedWith(phone.id);
-    expect(listed.map((w) => [w.accountId, w.slug])).toEqual([[first.id, 'a-first'], [first.id, w1b.slug], [second.id, w2.slug]]);
+    expect(listed.map((w) => [w.accountId, w.slug])).toEqual([
+      [first.id, 'a-first'],
+      [first.id, w1b.slug],
+      [second.id, w2.slug],
+    ]);
 
     await storage.unshareWidget(first.id, 'a-first', phone.id);
     await storage.deleteWidget(second.id, w2.slug);

@@ -23,7 +23,17 @@ export function pressTargetTests(get: GetHandles): void {
 
     await setContent({
       template: 'switchboard',
-      actions: [null, 5, 'a', { id: 5, kind: 'toggle' }, { id: 'a', kind: 'button' }, { id: 'b', kind: 'toggle' }, { id: 'c', kind: 'dial' }, { id: 'a', kind: 'toggle' }, { kind: 'toggle' }],
+      actions: [
+        null,
+        5,
+        'a',
+        { id: 5, kind: 'toggle' },
+        { id: 'a', kind: 'button' },
+        { id: 'b', kind: 'toggle' },
+        { id: 'c', kind: 'dial' },
+        { id: 'a', kind: 'toggle' },
+        { kind: 'toggle' },
+      ],
     });
     expect(await actionOf('a')).toBe('button');
     expect(await actionOf('b')).toBe('toggle');

@@ -52,7 +52,10 @@ export function tokenBucketTests(get: GetHandles): void {
   it('a key named twice is taken from twice, under its last rule', async () => {
     const { storage } = get();
     const key = uid('bucket');
-    const twice = [{ key, capacity: 5, refillMs: 60_000 }, { key, capacity: 2, refillMs: 60_000 }];
+    const twice = [
+      { key, capacity: 5, refillMs: 60_000 },
+      { key, capacity: 2, refillMs: 60_000 },
+    ];
     expect(await takeTokens(storage, twice, T0)).toBe(true); // capacity 2, both taken
     expect(await takeTokens(storage, [{ key, capacity: 2, refillMs: 60_000 }], T0)).toBe(false);
   });

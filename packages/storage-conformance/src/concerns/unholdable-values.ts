@@ -33,7 +33,12 @@ export function unholdableValueTests(get: GetHandles): void {
     const { storage } = get();
     const account = await newAccount(storage);
     const activity = await newActivity(storage, account.id);
-    const update = (tokenHash?: string) => ({ state: 'ONGOING' as const, content: content(1), now: T0, guard: tokenHash === undefined ? undefined : { tokenHash } });
+    const update = (tokenHash?: string) => ({
+      state: 'ONGOING' as const,
+      content: content(1),
+      now: T0,
+      guard: tokenHash === undefined ? undefined : { tokenHash },
+    });
     for (const bad of UNHOLDABLE) {
       expect(await storage.getActivity(account.id, bad)).toBeNull();
       expect(await storage.getActivity(bad, activity.slug)).toBeNull();

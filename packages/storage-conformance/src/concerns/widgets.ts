@@ -127,13 +127,7 @@ export function widgetTests(get: GetHandles): void {
       await newDevice(storage, viewer.id, id);
       expect(await storage.shareWidget(owner.id, widget.slug, id)).toBe(true);
     }
-    expect(await storage.listWidgetShares(owner.id, widget.slug)).toEqual([
-      `${stem}-B`,
-      `${stem}-C`,
-      `${stem}-a`,
-      `${stem}-a1`,
-      `${stem}-b`,
-    ]);
+    expect(await storage.listWidgetShares(owner.id, widget.slug)).toEqual([`${stem}-B`, `${stem}-C`, `${stem}-a`, `${stem}-a1`, `${stem}-b`]);
   });
 
   it('deleteWidget is true once, then false, and removes shares and webhook map with it', async () => {

@@ -23,8 +23,7 @@ export function writeGuardTests(get: GetHandles): void {
     const activity = await newActivity(storage, account.id);
     const guard = { tokenHash: account.tokenHash };
     const widgetWrite = (i: number) => storage.setWidgetContent(account.id, widget.slug, { content: content(i), staleAfter: null, now: T0, guard });
-    const activityWrite = (i: number) =>
-      storage.applyActivityUpdate(account.id, activity.slug, { state: 'ONGOING', content: content(i), now: T0, guard });
+    const activityWrite = (i: number) => storage.applyActivityUpdate(account.id, activity.slug, { state: 'ONGOING', content: content(i), now: T0, guard });
     written(await widgetWrite(1));
     written(await activityWrite(1));
 
@@ -63,7 +62,7 @@ export function writeGuardTests(get: GetHandles): void {
     expect(await storage.getActivity(account.id, activity.slug)).toEqual(activity);
   });
 
-  it('a guard that names another account\'s token never lets a write through', async () => {
+  it("a guard that names another account's token never lets a write through", async () => {
     const { storage } = get();
     const owner = await newAccount(storage);
     const stranger = await newAccount(storage);

@@ -198,7 +198,13 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   };
 
   /** What APNs would refuse, in the order it checks; null when the request is good. */
-  const check = (headers: IncomingHttpHeaders, deviceToken: string, body: Buffer, size: number, session: Http2Session): { status: number; reason: string } | null => {
+  const check = (
+    headers: IncomingHttpHeaders,
+    deviceToken: string,
+    body: Buffer,
+    size: number,
+    session: Http2Session,
+  ): { status: number; reason: string } | null => {
     if (headers[':method'] !== 'POST') return { status: 405, reason: 'MethodNotAllowed' };
     if (!String(headers[':path']).startsWith('/3/device/')) return { status: 404, reason: 'BadPath' };
     if (deviceToken === '' || !HEX.test(deviceToken)) return { status: 400, reason: 'BadDeviceToken' };
@@ -252,8 +258,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     ca: cert,
     received,
     answer: (rule) => void rules.push({ ...rule, times: rule.times ?? 1 }),
-    waitForRequests: (count) =>
-      received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     releaseStalled(answer = { status: 200 }) {
       for (const stream of [...stalled]) respond(stream, answer.status, answer.reason ?? null);
       stalled.clear();
@@ -309,7 +314,8 @@ export function payloadProblem(pushType: string, payload: unknown): string | nul
   if (aps.event === 'start') {
     if (typeof aps['attributes-type'] !== 'string') return 'attributes-type is not a string';
     const attributes = aps.attributes;
-    if (!isObject(attributes) || typeof attributes.owner !== 'string' || typeof attributes.slug !== 'string' || typeof attributes.template !== 'string') return 'attributes is not {owner, slug, template}';
+    if (!isObject(attributes) || typeof attributes.owner !== 'string' || typeof attributes.slug !== 'string' || typeof attributes.template !== 'string')
+      return 'attributes is not {owner, slug, template}';
     if (!isObject(aps.alert) || typeof aps.alert.title !== 'string' || typeof aps.alert.body !== 'string') return 'alert is not {title, body}';
     if (aps['input-push-token'] !== 1) return 'input-push-token is not 1';
   }
