@@ -36,9 +36,9 @@ function pricesContentOfSize(bytes: number): Record<string, unknown> {
  * `prices` content whose compact JSON is exactly `bytes` long, every price `1e20`, and the
  * request text that writes each price as `1e20` (4 characters for the 21 digits it becomes).
  */
-function bigPricesOfSize(bytes: number): { content: Record<string, unknown>; text: string } {
+function bigPricesOfSize(bytes: number, price = 1e20, literal = '1e20'): { content: Record<string, unknown>; text: string } {
   const start = (i: number) => new Date(Date.UTC(2026, 10, 22, 0, i * 15)).toISOString().replace('Z', '+00:00');
-  const entries: Record<string, unknown>[] = Array.from({ length: 48 }, (_, i) => ({ start: start(i), price: 1e20 }));
+  const entries: Record<string, unknown>[] = Array.from({ length: 48 }, (_, i) => ({ start: start(i), price }));
   let missing = bytes - JSON.stringify({ template: 'prices', unit: '', entries }).length;
   for (const entry of entries) {
     if (missing < ',"level":"medium"'.length) break;
@@ -47,7 +47,7 @@ function bigPricesOfSize(bytes: number): { content: Record<string, unknown>; tex
   }
   if (missing < 0 || missing > 16) throw new Error(`cannot build prices content of ${bytes} bytes`);
   const content = { template: 'prices', unit: 'x'.repeat(missing), entries };
-  const text = JSON.stringify({ content }).replaceAll('100000000000000000000', '1e20');
+  const text = JSON.stringify({ content }).replaceAll(JSON.stringify(price), literal);
   if (JSON.stringify(content).length !== bytes || JSON.stringify((JSON.parse(text) as { content: unknown }).content) !== JSON.stringify(content))
     throw new Error('bad prices content');
   return { content, text };
@@ -139,6 +139,16 @@ describe.each(adapters)('PATCH /widget/{slug} through %s', (adapter) => {
     expect(accepted.body.content.entries[0].price).toBe(1e20);
     // What is stored: the accepted content, never the refused one.
     expect((await api.storage.getWidget('acme', 'tariff'))!.content).toMatchObject({ unit: atLimit.content.unit });
+  });
+
+  it('a number without an exponent that grows when serialised counts as serialised too (sixteen nines become 1e16)', async () => {
+    await api.tilecast.management.createWidget({ account: 'acme', slug: 'tariff', template: 'prices' });
+    const over = bigPricesOfSize(4097, 1e16, '9999999999999999');
+    expect(Buffer.byteLength(over.text)).toBeLessThanOrEqual(4096); // the request text alone would fit
+    const refused = await request(api, 'PATCH', '/widget/tariff', { token: f.acme, raw: over.text });
+    expect(refused).toMatchObject({ status: 422, body: { detail: 'Invalid widget content' } });
+    const atLimit = bigPricesOfSize(4096, 1e16, '9999999999999999');
+    expect((await request(api, 'PATCH', '/widget/tariff', { token: f.acme, raw: atLimit.text })).status).toBe(200);
   });
 
   it('multi-byte characters count as their UTF-8 bytes at the boundary', async () => {

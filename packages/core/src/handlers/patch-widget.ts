@@ -9,6 +9,6 @@ import { updateWidget } from '../services/widgets.js';
 export const patchWidget: RouteHandler<TilecastContext> = (context, request, params) => {
   const body = once(() => readJsonBodySized(request));
   return context.credentials
-    .publishAs(request, (credential) => body().then(({ value, byteLength }) => updateWidget(context, credential, params.slug!, value, byteLength)))
+    .publishAs(request, (credential) => body().then(({ value, serializedBound }) => updateWidget(context, credential, params.slug!, value, serializedBound)))
     .then((data): CoreResult => ({ kind: 'json', status: 200, body: data }));
 };

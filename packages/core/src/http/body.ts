@@ -22,8 +22,16 @@ export function readJsonBody(request: CoreRequest): Promise<unknown> {
 
 const valueOfRead = (read: { value: unknown }): unknown => read.value;
 
-/** `readJsonBody`, plus the body's size in bytes when known (a bound for size limits downstream). */
-export async function readJsonBodySized(request: CoreRequest): Promise<{ value: unknown; byteLength: number | undefined }> {
+/**
+ * `readJsonBody`, plus the body's size in bytes when known, and `serializedBound`: the most
+ * bytes any part of the parsed value can take when serialised again (compact JSON).
+ * Serialising parsed JSON only grows numbers: one written with an exponent by up to 21/4
+ * (`1e20`, 4 characters, becomes 21 digits), any other by up to 17/16 (sixteen nines round
+ * up to 1 and sixteen zeros); strings and everything else only shrink or stay.
+ */
+export async function readJsonBodySized(
+  request: CoreRequest,
+): Promise<{ value: unknown; byteLength: number | undefined; serializedBound: number | undefined }> {
   if (!isJsonMediaType(request.headers['content-type'])) fail({ kind: 'unsupported_media_type' });
   if (!isIdentityEncoding(request.headers['content-encoding'])) fail({ kind: 'unsupported_media_type' });
   const { body } = request;
@@ -34,17 +42,33 @@ export async function readJsonBodySized(request: CoreRequest): Promise<{ value: 
     // A host parser may turn an empty body into `{}`; an empty body is never JSON.
     if (size === 0 || body.value === undefined) fail(jsonDecodeError());
     checkStrings(body.value);
-    return { value: body.value, byteLength: size };
+    return { value: body.value, byteLength: size, serializedBound: (size * MAX_NUMBER_GROWTH_NUMERATOR) / MAX_NUMBER_GROWTH_DENOMINATOR };
   }
   if ((declaredLength(request.headers['content-length']) ?? 0) > BODY_LIMIT_BYTES) fail({ kind: 'payload_too_large' });
   const bytes = await body.read(BODY_LIMIT_BYTES);
   if (bytes === 'too_large') fail({ kind: 'payload_too_large' });
   if (bytes === 'aborted') fail({ kind: 'request_aborted' });
-  const value = parseJson(bytes);
+  const { text, value } = parseJson(bytes);
   // Unpaired surrogates and NUL can only come from `\u` escapes: skip the walk when there are none.
   if (bytes.includes(0x5c)) checkStrings(value);
-  return { value, byteLength: bytes.byteLength };
+  const serializedBound = EXPONENT.test(text)
+    ? (bytes.byteLength * MAX_NUMBER_GROWTH_NUMERATOR) / MAX_NUMBER_GROWTH_DENOMINATOR
+    : (bytes.byteLength * MAX_PLAIN_NUMBER_GROWTH_NUMERATOR) / MAX_PLAIN_NUMBER_GROWTH_DENOMINATOR;
+  return { value, byteLength: bytes.byteLength, serializedBound };
 }
+
+/** The most a JSON number grows when serialised again: `1e20` (4 characters) → 21 digits. */
+const MAX_NUMBER_GROWTH_NUMERATOR = 21;
+const MAX_NUMBER_GROWTH_DENOMINATOR = 4;
+/** The most a number without an exponent grows: `9999999999999999` → `10000000000000000`. */
+const MAX_PLAIN_NUMBER_GROWTH_NUMERATOR = 17;
+const MAX_PLAIN_NUMBER_GROWTH_DENOMINATOR = 16;
+
+/**
+ * A number written with an exponent: a digit followed by `e` or `E` (a string like `"v1e"`
+ * matches too, which only makes the caller measure).
+ */
+const EXPONENT = /[0-9][eE]/;
 
 /** For a pre-parsed body of unknown size (chunked), its compact JSON size stands in for it. */
 function serializedLength(value: unknown): number {
@@ -55,9 +79,10 @@ function serializedLength(value: unknown): number {
   }
 }
 
-function parseJson(bytes: Uint8Array): unknown {
+function parseJson(bytes: Uint8Array): { text: string; value: unknown } {
   try {
-    return JSON.parse(decodeUtf8(bytes));
+    const text = decodeUtf8(bytes);
+    return { text, value: JSON.parse(text) };
   } catch {
     // Never a 500, and never an echo of the input: the parser's message quotes it.
     return fail(jsonDecodeError());

@@ -10,16 +10,6 @@ import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js
  */
 export const WIDGET_CONTENT_MAX_BYTES = 4096;
 
-/**
- * A request body of at most this many bytes holds content that surely fits, so its
- * serialisation need not be measured. Serialising parsed JSON only ever grows a number
- * written with an exponent: `1e20` (4 characters) becomes 21 digits, the most any JSON
- * number grows (5.25 times). Strings never grow (the body is strict UTF-8, an escape only
- * shrinks or stays) and whitespace or duplicate keys only shrink. So content from a body
- * of B bytes serialises to at most 21/4 × B bytes: 780 bytes → at most 4095.
- */
-export const SURELY_FITS_BODY_BYTES = Math.floor((WIDGET_CONTENT_MAX_BYTES * 4) / 21);
-
 export interface WidgetData {
   content: unknown;
   stale_after: number | null;
@@ -39,15 +29,15 @@ export async function updateWidget(
   { account, tokenHash }: PublisherCredential,
   slug: string,
   body: unknown,
-  /** Size of the whole request body, when known: content of a small enough body surely fits the limit. */
-  bodyBytes?: number,
+  /** The most bytes any part of the body serialises to, when known (`readJsonBodySized`): below the limit, content surely fits. */
+  serializedBound?: number,
 ): Promise<WidgetData> {
   const envelope = validate(widgetUpdateEnvelope, body, ['body']);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
   const { content } = envelope.output;
   const template = content.template ?? checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget');
 
-  const surelyFits = bodyBytes !== undefined && bodyBytes <= SURELY_FITS_BODY_BYTES;
+  const surelyFits = serializedBound !== undefined && serializedBound <= WIDGET_CONTENT_MAX_BYTES;
   const schema = widgetContentSchemas[template as keyof typeof widgetContentSchemas];
   const validated = surelyFits || fitsContentLimit(content) ? validate(schema, withTemplate(content, template), ['body', 'content']) : null;
   if (validated === null || !validated.success) {

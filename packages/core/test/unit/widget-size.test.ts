@@ -1,26 +1,50 @@
 import { describe, expect, it } from 'vitest';
-import { SURELY_FITS_BODY_BYTES, WIDGET_CONTENT_MAX_BYTES } from '../../src/services/widgets.js';
+import { readJsonBodySized } from '../../src/http/body.js';
+import type { CoreRequest } from '../../src/http/types.js';
 
-/** Every JSON number literal of at most `maxLength` characters with an exponent, plus plain ones. */
-function* numberLiterals(): Generator<string> {
-  const mantissas = ['0', '1', '9', '-1', '-9', '1.5', '12', '-12', '99'];
-  for (const mantissa of mantissas) {
+/** JSON number literals written with an exponent. */
+function* exponentLiterals(): Generator<string> {
+  for (const mantissa of ['0', '1', '9', '-1', '-9', '1.5', '12', '-12', '99']) {
     for (const e of ['e', 'E', 'e+', 'e-', 'E-']) for (let exponent = 0; exponent <= 330; exponent++) yield `${mantissa}${e}${exponent}`;
-    yield mantissa;
   }
-  for (let digits = 1; digits <= 25; digits++) yield `0.${'0'.repeat(digits)}1`;
 }
 
-describe('widget content size shortcut', () => {
-  it('no JSON number serialises to more than 21/4 of its literal, so a body of SURELY_FITS_BODY_BYTES cannot exceed the limit', () => {
-    let worst = 0;
-    for (const literal of numberLiterals()) {
-      const value = JSON.parse(literal) as number;
-      if (!Number.isFinite(value)) continue; // refused by every schema ("Numbers must be finite")
-      worst = Math.max(worst, JSON.stringify(value).length / literal.length);
+/** JSON number literals without an exponent: long integers, fractions, trailing zeros, tiny and huge values. */
+function* plainLiterals(): Generator<string> {
+  for (let digits = 1; digits <= 40; digits++) {
+    yield '9'.repeat(digits);
+    yield `1${'0'.repeat(digits)}`;
+    yield `-${'7'.repeat(digits)}`;
+    yield `0.${'0'.repeat(digits)}1`;
+    yield `1.${'0'.repeat(digits)}`;
+    yield `3.${'1'.repeat(digits)}`;
+  }
+  yield '-0';
+  yield '0.30000000000000004';
+}
+
+const growth = (literal: string) => JSON.stringify(JSON.parse(literal) as number).length / literal.length;
+
+const request = (text: string): CoreRequest => ({
+  method: 'PATCH',
+  path: '/widget/x',
+  query: new URLSearchParams(),
+  headers: { 'content-type': 'application/json' },
+  body: { kind: 'stream', read: async () => Buffer.from(text) },
+});
+
+describe('the serialised-size bound of a request body', () => {
+  it('a number written with an exponent grows at most 21/4 when serialised again; any other at most 17/16', () => {
+    const finite = (literal: string) => Number.isFinite(JSON.parse(literal)); // infinite ones are refused by every schema
+    expect(Math.max(...[...exponentLiterals()].filter(finite).map(growth))).toBe(21 / 4); // `1e20` → 100000000000000000000
+    expect(Math.max(...[...plainLiterals()].map(growth))).toBe(17 / 16); // sixteen nines → 1 and sixteen zeros
+  });
+
+  it('is 17/16 of the body size without exponent numbers, 21/4 of it with one (or with a digit before an e in a string)', async () => {
+    const plain = '{"content":{"value":21,"label":"Temperature here"}}';
+    expect((await readJsonBodySized(request(plain))).serializedBound).toBe((Buffer.byteLength(plain) * 17) / 16);
+    for (const text of ['{"content":{"value":1e20}}', '{"content":{"value":1.5E3}}', '{"content":{"label":"v1e"}}']) {
+      expect((await readJsonBodySized(request(text))).serializedBound, text).toBe((Buffer.byteLength(text) * 21) / 4);
     }
-    expect(worst).toBe(21 / 4); // `1e20` → 100000000000000000000
-    expect(Math.floor(SURELY_FITS_BODY_BYTES * worst)).toBeLessThanOrEqual(WIDGET_CONTENT_MAX_BYTES);
-    expect(Math.floor((SURELY_FITS_BODY_BYTES + 1) * worst)).toBeGreaterThan(WIDGET_CONTENT_MAX_BYTES);
   });
 });
