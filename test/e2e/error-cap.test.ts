@@ -1,10 +1,7 @@
 /** reference-deployment §9: a field-error array holds at most 64 items, the first ones in document order. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
-import { progressUpdate, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
-
-/** `"k0":0,"k1":0,…`: `count` unknown keys as JSON members. */
-const unknownMembers = (count: number) => Array.from({ length: count }, (_, i) => `"k${i}":0`).join(',');
+import { progressUpdate, seedFixture, switchboardContent, unknownMembers, type Fixture } from '../support/fixtures.js';
 
 describe.each(adapters)('field-error arrays are capped through %s', (adapter) => {
   let api: ApiServer;

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createTilecast, type Tilecast } from '@tilecast/core';
 import type { CoreRequest, CoreResult } from '@tilecast/core/adapter';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { seedFixture } from '../support/fixtures.js';
+import { seedFixture, unknownMembers } from '../support/fixtures.js';
 
 const BOUND = Number(process.env.ERROR_COST_BOUND ?? 1.5);
 
@@ -46,8 +46,6 @@ function validMapOfSize(size: number): string {
   if (Buffer.byteLength(text) > size) throw new Error(`the valid map (${text.length} bytes) is larger than ${size}`);
   return `${text.slice(0, -1)}${' '.repeat(size - Buffer.byteLength(text))}}`;
 }
-
-const unknownMembers = (count: number) => Array.from({ length: count }, (_, i) => `"k${i}":0`).join(',');
 
 /** One call through the handler, answer serialised as an adapter would: microseconds. */
 async function timed(tilecast: Tilecast, request: () => CoreRequest, status: number): Promise<number> {

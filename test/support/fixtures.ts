@@ -52,3 +52,6 @@ export function createCapturingLogger(): { logger: import('@tilecast/core').Logg
   const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
   return { logger: { info: keep('info'), warn: keep('warn'), error: keep('error') }, lines };
 }
+
+/** `"k0":0,"k1":0,…`: `count` unknown keys as JSON members, for bodies that must be refused. */
+export const unknownMembers = (count: number) => Array.from({ length: count }, (_, i) => `"k${i}":0`).join(',');
