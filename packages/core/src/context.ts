@@ -7,7 +7,7 @@ import type { FrameCache } from './events/frame-cache.js';
 import type { StreamLeaseKeeper } from './events/stream-leases.js';
 import type { Logger } from './logger.js';
 import type { CredentialWatch } from './streams/credential-watch.js';
-import type { DeviceFanout } from './services/device-fanout.js';
+import type { DeviceFanout } from './devices/fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookDispatcher } from './webhooks/delivery.js';

@@ -18,7 +18,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
 import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
-import { createDeviceFanout } from './services/device-fanout.js';
+import { createDeviceFanout } from './devices/fanout.js';
 import type { Storage } from './storage/storage.js';
 import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './streams/credential-watch.js';
 import type { SseTimings } from './streams/sse-session.js';
