@@ -3,9 +3,9 @@ import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
-import { sseRetry } from '../streams/sse-format.js';
-import type { AccountCredentialHolder } from '../streams/credential-watch.js';
-import { StreamSession } from '../streams/sse-session.js';
+import { sseRetry } from '../sse/format.js';
+import type { AccountCredentialHolder } from '../sse/credential-watch.js';
+import { SseConnection } from '../sse/connection.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
@@ -74,7 +74,7 @@ function releaseLease(context: TilecastContext, accountId: string, leaseId: stri
 }
 
 /**
- * One open `GET /events` stream, as one object: the session (heartbeat, lifetime,
+ * One open `GET /events` stream, as one object: the connection (heartbeat, lifetime,
  * slow-consumer cut-off), the bus listener, the kept lease, the watched credential and the
  * log follower. Ten
  * thousand may be open on an instance, and every major collection marks them all.
@@ -83,7 +83,7 @@ function releaseLease(context: TilecastContext, accountId: string, leaseId: stri
  * order, and a wake-up that comes while it reads makes it read again. It holds no pending
  * promise while idle.
  */
-class EventStream extends StreamSession implements AppendListener, KeptLease, AccountCredentialHolder {
+class EventStream extends SseConnection implements AppendListener, KeptLease, AccountCredentialHolder {
   #reading = false;
   #again = false;
 
@@ -101,11 +101,11 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     super(sink, context.clock, context.sse);
   }
 
-  /** Opens the session, subscribes, keeps the lease, watches the credential, writes the opening lines and reads. */
+  /** Opens the connection, subscribes, keeps the lease, watches the credential, writes the opening lines and reads. */
   follow(): void {
     this.open();
     if (this.ended) return;
-    this.context.streams.track(this);
+    this.context.sseConnections.track(this);
     if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
     this.context.streamLeases.keep(this);
@@ -114,7 +114,7 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
   }
 
   protected override closed(): void {
-    this.context.streams.untrack(this);
+    this.context.sseConnections.untrack(this);
     this.context.bus.unsubscribe(this.accountId, this);
     this.context.streamLeases.drop(this);
     this.context.credentialWatch.unwatch(this);
