@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { SseDeviceTransport } from './devices/sse-device-transport.js';
 import type { EventBus } from './events/event-bus.js';
 import type { FrameCache } from './events/frame-cache.js';
-import type { StreamLeaseKeeper } from './events/stream-leases.js';
+import type { EventStreamSlots } from './events/stream-slots.js';
 import type { Logger } from './logger.js';
 import type { CredentialWatch } from './sse/credential-watch.js';
 import type { DeviceFanout } from './devices/fanout.js';
@@ -28,7 +28,7 @@ export interface TilecastContext {
   /** Recent events, framed once for all streams. */
   frames: FrameCache;
   /** Renews the `/events` stream slots this instance holds. */
-  streamLeases: StreamLeaseKeeper;
+  eventStreamSlots: EventStreamSlots;
   /** Ends this instance's streams whose token, subscription or device changed. */
   credentialWatch: CredentialWatch;
   /** Open `/device/stream` connections of this instance. */

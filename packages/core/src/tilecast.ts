@@ -6,7 +6,7 @@ import { combineTransports, createSseDeviceTransport } from './devices/sse-devic
 import { isStorageUnavailable, isTilecastError } from './errors.js';
 import { describeError } from './sse/outage.js';
 import { createEventBus } from './events/event-bus.js';
-import { createStreamLeaseKeeper } from './events/stream-leases.js';
+import { createEventStreamSlots } from './events/stream-slots.js';
 import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.js';
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
@@ -140,7 +140,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
-  const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
+  const eventStreamSlots = createEventStreamSlots(storage, clock, logger);
   const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
   const sseConnections = createSseConnectionRegistry();
   let openapiDocument: object | undefined;
@@ -153,7 +153,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     webhooks,
     bus,
     frames: createFrameCache(),
-    streamLeases,
+    eventStreamSlots,
     credentialWatch,
     sseDeviceTransport,
     sseConnections,
@@ -194,7 +194,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       devices.close();
       webhooks.close();
       bus.close();
-      streamLeases.close();
+      eventStreamSlots.close();
       credentialWatch.close();
       await Promise.all([devices.idle(), webhooks.idle()]);
     },
