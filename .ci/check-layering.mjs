@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'packages/core/src');
 
-const SERVICES = ['auth/', 'devices/', 'events/', 'health/', 'management/', 'openapi/', 'presses/', 'services/', 'streams/', 'webhooks/'];
+const SERVICES = ['auth/', 'devices/', 'events/', 'health/', 'management/', 'openapi/', 'presses/', 'publishing/', 'sse/', 'webhooks/'];
 const LOWER = ['storage/', 'schemas/', 'transport/', 'http/'];
 
 /** @type {{ from: string[]; to: string; allow?: string[]; why: string }[]} */
@@ -25,7 +25,10 @@ const RULES = [
     allow: ['http/headers.ts', 'http/types.ts'],
     why: 'outbound webhooks share only header helpers and the seam types with the inbound HTTP layer',
   },
-  { from: ['presses/', 'devices/'], to: 'services/', why: 'a shared piece goes down (storage/, transport/), not into a sibling service' },
+  { from: ['presses/', 'devices/'], to: 'publishing/', why: 'a shared piece goes down (storage/, transport/), not into a sibling service' },
+  { from: ['presses/', 'publishing/'], to: 'devices/', why: 'a shared piece goes down (storage/, transport/), not into a sibling service' },
+  { from: ['sse/'], to: 'events/', why: 'sse/ is the plumbing under events/ and devices/, not a user of them' },
+  { from: ['sse/'], to: 'devices/', why: 'sse/ is the plumbing under events/ and devices/, not a user of them' },
   { from: SERVICES, to: 'schemas/widgets/', why: 'widget templates are reached through schemas/index.ts or shared pieces in schemas/fields.ts' },
   { from: [...LOWER, ...SERVICES], to: 'handlers/', why: 'handlers sit on top: only the composition (tilecast.ts) imports them' },
   ...LOWER.flatMap((lower) => SERVICES.map((service) => ({ from: [lower], to: service, why: `${lower} is below the services and may not import one` }))),

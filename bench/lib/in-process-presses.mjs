@@ -34,7 +34,7 @@ export async function inProcessPresses(accounts = 1000) {
       path: '/presses',
       query: new URLSearchParams(''),
       headers: { 'content-type': 'application/json', authorization: `Device dev_bench_${n}` },
-      body: { kind: 'stream', read: async () => bytes },
+      body: { kind: 'raw', read: async () => bytes },
     });
     if (result.status !== 202) throw new Error(JSON.stringify(result));
     return JSON.stringify(result.body);

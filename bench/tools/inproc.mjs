@@ -43,7 +43,7 @@ const request = () => ({
   path,
   query: new URLSearchParams(''),
   headers,
-  body: { kind: 'stream', read: async () => bytes },
+  body: { kind: 'raw', read: async () => bytes },
   signal: undefined,
 });
 

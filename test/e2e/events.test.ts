@@ -205,7 +205,7 @@ describe('GET /events when the store fails', () => {
     const storage = createMemoryStorage();
     const api = await startApi('node-http', { storage });
     const f = await seedFixture(api.tilecast);
-    storage.acquireStreamLease = async () => {
+    storage.acquireEventStreamSlot = async () => {
       throw new StorageUnavailableError('database is down');
     };
     const events = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });

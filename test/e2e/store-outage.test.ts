@@ -94,7 +94,7 @@ describe.each(['node-http', 'express'] as AdapterName[])('a store outage through
   });
 
   it('GET /events answers the outage stream whichever step hit the outage, the token lookup included', async () => {
-    for (const step of ['findAccountByTokenHash', 'acquireStreamLease', 'lastEventPosition']) {
+    for (const step of ['findAccountByTokenHash', 'acquireEventStreamSlot', 'lastEventPosition']) {
       store.down(undefined, [step]);
       const events = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
       expect({ step, status: events.status }).toEqual({ step, status: 200 });
@@ -102,7 +102,7 @@ describe.each(['node-http', 'express'] as AdapterName[])('a store outage through
       expect(events.frames.map((frame) => frame.raw)).toEqual(['retry: 1000']);
       expect(store.calls()).toEqual([step]);
     }
-    // The lease taken before the last step failed was given back: four streams still open.
+    // The slot taken before the last step failed was given back: four streams still open.
     store.up();
     const open = [];
     for (let i = 0; i < 4; i++) open.push(await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` }));
@@ -125,7 +125,7 @@ describe.each(['node-http', 'express'] as AdapterName[])('a store outage through
     for (const [name, reply] of Object.entries(await everyEndpoint())) {
       expect({ name, status: reply.status, body: reply.body }).toEqual({ name, status: 500, body: { detail: 'Internal Server Error' } });
     }
-    for (const step of ['findAccountByTokenHash', 'acquireStreamLease', 'lastEventPosition']) {
+    for (const step of ['findAccountByTokenHash', 'acquireEventStreamSlot', 'lastEventPosition']) {
       store.down(() => new Error('a bug'), [step]);
       const events = await openSse(`${api.url}/events`, { authorization: `Token ${f.acme}` });
       expect({ step, status: events.status, body: events.body }).toEqual({ step, status: 500, body: { detail: 'Internal Server Error' } });

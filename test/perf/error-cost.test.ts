@@ -24,7 +24,7 @@ function coreRequest(method: string, path: string, authorization: string, text: 
     path,
     query: new URLSearchParams(''),
     headers: { 'content-type': 'application/json', authorization },
-    body: { kind: 'stream', read: async () => bytes },
+    body: { kind: 'raw', read: async () => bytes },
   };
 }
 

@@ -13,7 +13,7 @@ import { startReferenceServer, type ReferenceServer } from '../src/index.js';
 import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || undefined;
-const STREAM_LEASE_TTL_MS = 60_000;
+const EVENT_STREAM_SLOT_TTL_MS = 60_000;
 const NEEDS_SERVER = 'needs a real PostgreSQL server: set DATABASE_URL or run one on 127.0.0.1:5432';
 
 describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
@@ -102,15 +102,16 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
     expect(got).toEqual(ids);
   });
 
-  it("a dead instance's stream slots free themselves within the lease time", async () => {
+  it("a dead instance's stream slots free themselves within the slot TTL", async () => {
     for (const s of streams.splice(0)) s.close();
     await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".stream_leases`)).rows[0].n === 0);
     // A crashed instance: it took all four slots and never renewed nor released them.
     const dead = createPostgresStorage({ pool: admin, schema, listen: false });
     const takenAt = Date.now() - 30_000;
-    for (let i = 0; i < 4; i++) expect(await dead.acquireStreamLease('demo', `dead-${i}`, { max: 4, now: takenAt, ttlMs: STREAM_LEASE_TTL_MS })).toBe(true);
+    for (let i = 0; i < 4; i++)
+      expect(await dead.acquireEventStreamSlot('demo', `dead-${i}`, { max: 4, now: takenAt, ttlMs: EVENT_STREAM_SLOT_TTL_MS })).toBe(true);
     expect((await stream(a)).status).toBe(429);
-    // Once the lease time (60 s) has passed since its last renewal, the slots are free.
+    // Once the slot TTL (60 s) has passed since its last renewal, the slots are free.
     await admin.query(`UPDATE "${schema}".stream_leases SET expires_at = expires_at - 31000`);
     expect((await stream(a)).status).toBe(200);
     expect((await stream(b)).status).toBe(200);

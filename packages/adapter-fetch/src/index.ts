@@ -57,7 +57,7 @@ function toCoreRequest(request: Request, path: string, query: URLSearchParams): 
   request.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const body = { kind: 'stream' as const, read: (limit: number) => readLimited(request, limit) };
+  const body = { kind: 'raw' as const, read: (limit: number) => readLimited(request, limit) };
   return { method: request.method, path, query, headers, body, signal: request.signal };
 }
 

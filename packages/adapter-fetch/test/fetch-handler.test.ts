@@ -67,8 +67,8 @@ describe('createFetchHandler', () => {
     });
     const core = fakeCore();
     await createFetchHandler(core)(new Request('http://host/x', { method: 'POST', body: endless, duplex: 'half' } as RequestInit));
-    expect(core.seen[0]!.body.kind).toBe('stream');
-    const body = core.seen[0]!.body as Extract<CoreRequest['body'], { kind: 'stream' }>;
+    expect(core.seen[0]!.body.kind).toBe('raw');
+    const body = core.seen[0]!.body as Extract<CoreRequest['body'], { kind: 'raw' }>;
     expect(await body.read(10)).toBe('too_large');
     expect(pulls).toBeLessThan(6);
   });
@@ -84,7 +84,7 @@ describe('createFetchHandler', () => {
     });
     await handler(new Request('http://host/x', { method: 'POST', body: chunks, duplex: 'half' } as RequestInit));
     await handler(new Request('http://host/x', { method: 'POST', body: 'tiny', headers: { 'content-length': '100' } }));
-    const read = (i: number, limit: number) => (core.seen[i]!.body as Extract<CoreRequest['body'], { kind: 'stream' }>).read(limit);
+    const read = (i: number, limit: number) => (core.seen[i]!.body as Extract<CoreRequest['body'], { kind: 'raw' }>).read(limit);
     expect(new TextDecoder().decode((await read(0, 100)) as Uint8Array)).toBe('{"a":"wörld"}');
     expect(await read(1, 99)).toBe('too_large');
   });

@@ -86,7 +86,7 @@ export function splitUrl(url: string): { path: string; query: string } {
 }
 
 function requestBody(req: IncomingMessage, parsed: unknown): RequestBody {
-  if (parsed instanceof Uint8Array) return { kind: 'stream', read: async (limit) => (parsed.byteLength > limit ? 'too_large' : parsed) };
+  if (parsed instanceof Uint8Array) return { kind: 'raw', read: async (limit) => (parsed.byteLength > limit ? 'too_large' : parsed) };
   if (parsed !== undefined) return { kind: 'parsed', value: parsed };
-  return { kind: 'stream', read: (limit) => readLimited(req, limit) };
+  return { kind: 'raw', read: (limit) => readLimited(req, limit) };
 }

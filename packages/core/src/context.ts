@@ -1,18 +1,18 @@
 import type { DeviceAuthenticator } from './auth/device-authentication.js';
 import type { PublisherCredentials } from './auth/publisher-credentials.js';
 import type { Clock } from './clock.js';
-import type { DeviceStreamHub } from './devices/device-stream-hub.js';
+import type { SseDeviceTransport } from './devices/sse-device-transport.js';
 import type { EventBus } from './events/event-bus.js';
 import type { FrameCache } from './events/frame-cache.js';
-import type { StreamLeaseKeeper } from './events/stream-leases.js';
+import type { EventStreamSlots } from './events/stream-slots.js';
 import type { Logger } from './logger.js';
-import type { CredentialWatch } from './streams/credential-watch.js';
-import type { DeviceFanout } from './services/device-fanout.js';
+import type { CredentialWatch } from './sse/credential-watch.js';
+import type { DeviceFanout } from './devices/fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookDispatcher } from './webhooks/delivery.js';
-import type { SseTimings } from './streams/sse-session.js';
-import type { StreamRegistry } from './streams/stream-registry.js';
+import type { SseTimings } from './sse/connection.js';
+import type { SseConnectionRegistry } from './sse/connection-registry.js';
 import type { ReadinessCheck } from './health/readiness.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
@@ -28,16 +28,16 @@ export interface TilecastContext {
   /** Recent events, framed once for all streams. */
   frames: FrameCache;
   /** Renews the `/events` stream slots this instance holds. */
-  streamLeases: StreamLeaseKeeper;
+  eventStreamSlots: EventStreamSlots;
   /** Ends this instance's streams whose token, subscription or device changed. */
   credentialWatch: CredentialWatch;
   /** Open `/device/stream` connections of this instance. */
-  deviceStreams: DeviceStreamHub;
+  sseDeviceTransport: SseDeviceTransport;
   /** The publisher API's authentication, with this instance's credential cache. */
   credentials: PublisherCredentials;
   authenticateDevice: DeviceAuthenticator;
   /** This instance's open streams, ended with a last `retry:` when it drains. */
-  streams: StreamRegistry;
+  sseConnections: SseConnectionRegistry;
   /** What `GET /readyz` answers. */
   readiness: ReadinessCheck;
   /** Heartbeat and lifetime of event streams. */

@@ -2,11 +2,11 @@ import { PublisherCredentials } from './auth/publisher-credentials.js';
 import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/device-authentication.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
-import { combineTransports, createDeviceStreamHub } from './devices/device-stream-hub.js';
+import { combineTransports, createSseDeviceTransport } from './devices/sse-device-transport.js';
 import { isStorageUnavailable, isTilecastError } from './errors.js';
-import { describeError } from './streams/outage.js';
+import { describeError } from './sse/outage.js';
 import { createEventBus } from './events/event-bus.js';
-import { createStreamLeaseKeeper } from './events/stream-leases.js';
+import { createEventStreamSlots } from './events/stream-slots.js';
 import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.js';
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
@@ -18,11 +18,11 @@ import { consoleLogger, type Logger } from './logger.js';
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
 import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
-import { createDeviceFanout } from './services/device-fanout.js';
+import { createDeviceFanout } from './devices/fanout.js';
 import type { Storage } from './storage/storage.js';
-import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './streams/credential-watch.js';
-import type { SseTimings } from './streams/sse-session.js';
-import { createStreamRegistry } from './streams/stream-registry.js';
+import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './sse/credential-watch.js';
+import type { SseTimings } from './sse/connection.js';
+import { createSseConnectionRegistry } from './sse/connection-registry.js';
 import type { DeviceTransport } from './transport/device-transport.js';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
@@ -128,21 +128,21 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
   const { storage } = options;
-  const deviceStreams = createDeviceStreamHub();
-  const transport = combineTransports(options.transport ? [deviceStreams, options.transport] : [deviceStreams]);
+  const sseDeviceTransport = createSseDeviceTransport();
+  const transport = combineTransports(options.transport ? [sseDeviceTransport, options.transport] : [sseDeviceTransport]);
   const hostTransport = options.transport;
   const devices = createDeviceFanout({
     storage,
     transport,
     clock,
     logger,
-    hasReceivers: () => hostTransport !== undefined || deviceStreams.connectedDevices() > 0,
+    hasReceivers: () => hostTransport !== undefined || sseDeviceTransport.connectedDevices() > 0,
   });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
-  const streamLeases = createStreamLeaseKeeper(storage, clock, logger);
+  const eventStreamSlots = createEventStreamSlots(storage, clock, logger);
   const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
-  const streams = createStreamRegistry();
+  const sseConnections = createSseConnectionRegistry();
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
@@ -153,16 +153,16 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     webhooks,
     bus,
     frames: createFrameCache(),
-    streamLeases,
+    eventStreamSlots,
     credentialWatch,
-    deviceStreams,
-    streams,
+    sseDeviceTransport,
+    sseConnections,
     readiness: createReadinessCheck({
       storage,
       clock,
       logger,
       deadlineMs: options.readinessDeadlineMs ?? DEFAULT_READINESS_DEADLINE_MS,
-      draining: () => streams.draining,
+      draining: () => sseConnections.draining,
     }),
     credentials: new PublisherCredentials(storage),
     authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
@@ -179,9 +179,9 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     ...createHandler(context, publisherRoutes),
     device: createHandler(context, deviceRoutes),
     health: createHandler(context, healthRoutes),
-    drain: () => ({ streamsEnded: streams.drain() }),
+    drain: () => ({ streamsEnded: sseConnections.drain() }),
     get draining() {
-      return streams.draining;
+      return sseConnections.draining;
     },
     management,
     loadSeed: (seed) => loadSeed(management, seed),
@@ -194,7 +194,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       devices.close();
       webhooks.close();
       bus.close();
-      streamLeases.close();
+      eventStreamSlots.close();
       credentialWatch.close();
       await Promise.all([devices.idle(), webhooks.idle()]);
     },

@@ -7,7 +7,7 @@ import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
-import { leaseTests } from './concerns/leases.js';
+import { eventStreamSlotTests } from './concerns/event-stream-slots.js';
 import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
@@ -32,7 +32,7 @@ export const storageConcerns = {
   credentialChecks: { title: 'credential checks of open streams', define: credentialCheckTests },
   listings: { title: 'listings for device snapshots', define: listingTests },
   events: { title: 'event log', define: eventTests },
-  leases: { title: 'event-stream leases', define: leaseTests },
+  eventStreamSlots: { title: 'event-stream slots', define: eventStreamSlotTests },
   tokenBuckets: { title: 'press token buckets', define: tokenBucketTests },
   pressTargets: { title: 'press targets', define: pressTargetTests },
   pressDedup: { title: 'press de-duplication', define: pressDedupTests },

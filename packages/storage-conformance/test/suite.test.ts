@@ -26,7 +26,7 @@ describe('runStorageConformance options', () => {
       'credentialChecks',
       'listings',
       'events',
-      'leases',
+      'eventStreamSlots',
       'tokenBuckets',
       'pressTargets',
       'pressDedup',

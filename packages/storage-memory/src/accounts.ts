@@ -33,7 +33,7 @@ export function accountMethods(state: MemoryState): AccountStore {
       for (const slug of [...(state.widgets.get(accountId)?.keys() ?? [])]) removeWidget(state, accountId, slug);
       for (const deviceId of [...(state.devicesByAccount.get(accountId) ?? [])]) removeDevice(state, deviceId);
       state.events.delete(accountId);
-      state.leases.delete(accountId);
+      state.eventStreamSlots.delete(accountId);
       return account !== undefined;
     },
 

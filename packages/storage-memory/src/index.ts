@@ -6,7 +6,7 @@ import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
-import { leaseMethods } from './leases.js';
+import { eventStreamSlotMethods } from './event-stream-slots.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
 import { createState, type MemoryState } from './state.js';
@@ -22,7 +22,7 @@ export interface MemoryStorageStats {
   devices: number;
   shares: number;
   events: number;
-  leases: number;
+  eventStreamSlots: number;
   buckets: number;
   pressKeys: number;
   throttleWindows: number;
@@ -52,7 +52,7 @@ function stats(state: MemoryState): MemoryStorageStats {
     devices: state.devices.size,
     shares: sum(widgets.map((entry) => entry.shares.size)),
     events: sum([...state.events.values()].map((log) => log.events.length)),
-    leases: sum([...state.leases.values()].map((leases) => leases.size)),
+    eventStreamSlots: sum([...state.eventStreamSlots.values()].map((slots) => slots.size)),
     buckets: state.buckets.size,
     pressKeys: state.presses.size,
     throttleWindows: state.throttle.size,
@@ -82,7 +82,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...createIfAbsentMethod(state, { ...accounts, ...activities, ...widgets, ...devices }),
     ...credentialMethods(state),
     ...eventMethods(state),
-    ...leaseMethods(state),
+    ...eventStreamSlotMethods(state),
     ...pressMethods(state),
     ...throttleMethods(state),
     ...webhookMethods(state),

@@ -61,8 +61,8 @@ export interface MemoryState {
   /** deviceId → widget keys (`widgetKey`) shared with it. */
   sharesByDevice: Map<string, Set<string>>;
   events: Map<string, EventLog>;
-  /** accountId → leaseId → expiresAt. */
-  leases: Map<string, Map<string, number>>;
+  /** accountId → slotId → expiresAt. */
+  eventStreamSlots: Map<string, Map<string, number>>;
   buckets: Map<string, Bucket>;
   presses: Map<string, { eventId: string; expiresAt: number }>;
   /** Press notes: widgetKey → deviceId → until. */
@@ -109,7 +109,7 @@ export function createState(): MemoryState {
     devicesByAccount: new Map(),
     sharesByDevice: new Map(),
     events: new Map(),
-    leases: new Map(),
+    eventStreamSlots: new Map(),
     buckets: new Map(),
     presses: new Map(),
     pressNotes: new Map(),

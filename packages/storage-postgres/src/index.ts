@@ -9,7 +9,7 @@ import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from '.
 import { type Deadlines, DEFAULT_DEADLINES, guardedPool, readDeadlines } from './deadlines.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
-import { leaseMethods } from './leases.js';
+import { eventStreamSlotMethods } from './event-stream-slots.js';
 import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
@@ -143,7 +143,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...createIfAbsentMethod(ctx),
       ...credentialMethods(ctx),
       ...eventMethods(ctx),
-      ...leaseMethods(ctx),
+      ...eventStreamSlotMethods(ctx),
       ...pressMethods(ctx),
       ...throttleMethods(ctx),
       ...webhookMethods(ctx),

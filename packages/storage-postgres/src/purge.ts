@@ -43,8 +43,8 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
 
 /**
  * `purgeExpired`: at most `batch` rows of each kind, each kind its own short statement
- * (autocommit), returning the number of expired events, press keys, press notes, leases and
- * delivery claims removed; full token buckets and ended throttle windows are freed too,
+ * (autocommit), returning the number of expired events, press keys, press notes,
+ * event-stream slots and delivery claims removed; full token buckets and ended throttle windows are freed too,
  * uncounted. Event counters stay: positions are never reused.
  */
 export async function purgeExpired({ db, t }: Ctx, now: number, batch: number): Promise<number> {

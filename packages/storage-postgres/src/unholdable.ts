@@ -9,7 +9,7 @@ import {
   type CredentialStore,
   type DeviceStore,
   type EventStore,
-  type LeaseStore,
+  type EventStreamSlotStore,
   type PressStore,
   type PushThrottleStore,
   type SeedStore,
@@ -27,7 +27,7 @@ export type KeyedMethods = AccountStore &
   DeviceStore &
   CredentialStore &
   EventStore &
-  LeaseStore &
+  EventStreamSlotStore &
   PressStore &
   PushThrottleStore &
   WebhookStore &
@@ -143,19 +143,19 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return { accounts: answer(accounts, asked.accounts), devices: answer(devices, asked.devices) };
     },
 
-    // ── event log and leases
+    // ── event log and event-stream slots
     appendEvent: async (id, event) => {
       refuseUnholdable('an account id', id);
       return m.appendEvent(id, event);
     },
     readEvents: (id, read) => (holdable(id) ? m.readEvents(id, read) : Promise.resolve([])),
     lastEventPosition: (id) => (holdable(id) ? m.lastEventPosition(id) : Promise.resolve(0)),
-    acquireStreamLease: async (id, leaseId, terms) => {
-      refuseUnholdable('a stream lease', id, leaseId);
-      return m.acquireStreamLease(id, leaseId, terms);
+    acquireEventStreamSlot: async (id, slotId, terms) => {
+      refuseUnholdable('a stream lease', id, slotId);
+      return m.acquireEventStreamSlot(id, slotId, terms);
     },
-    renewStreamLease: (id, leaseId, terms) => (holdable(id, leaseId) ? m.renewStreamLease(id, leaseId, terms) : FALSE),
-    releaseStreamLease: (id, leaseId) => (holdable(id, leaseId) ? m.releaseStreamLease(id, leaseId) : NONE),
+    renewEventStreamSlot: (id, slotId, terms) => (holdable(id, slotId) ? m.renewEventStreamSlot(id, slotId, terms) : FALSE),
+    releaseEventStreamSlot: (id, slotId) => (holdable(id, slotId) ? m.releaseEventStreamSlot(id, slotId) : NONE),
 
     // ── presses and the push throttle
     admitPress: async (press) => {

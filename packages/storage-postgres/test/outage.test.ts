@@ -89,19 +89,19 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
     // Not returned to the pool in an unknown state: destroyed.
     expect(ownPool(store).totalCount).toBe(0);
     // A transaction fails alike (connecting through the frozen proxy now).
-    const transaction = await timed(store.acquireStreamLease('a', 'l1', { max: 4, now: T0, ttlMs: 60_000 }));
+    const transaction = await timed(store.acquireEventStreamSlot('a', 'l1', { max: 4, now: T0, ttlMs: 60_000 }));
     expect(transaction.error).toBeInstanceOf(StorageUnavailableError);
     expect(transaction.ms).toBeLessThan(FAST);
     proxy.resume();
     expect(await store.getAccount('nobody')).toBeNull();
-    expect(await store.acquireStreamLease('a', 'l1', { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await store.acquireEventStreamSlot('a', 'l1', { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
   });
 
   it('a statement frozen inside a transaction discards the connection at once (no ROLLBACK waits out another deadline)', async () => {
     const store = open();
-    expect(await store.acquireStreamLease('b', 'warm', { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await store.acquireEventStreamSlot('b', 'warm', { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
     proxy.pause();
-    const result = await timed(store.acquireStreamLease('b', 'frozen', { max: 4, now: T0, ttlMs: 60_000 }));
+    const result = await timed(store.acquireEventStreamSlot('b', 'frozen', { max: 4, now: T0, ttlMs: 60_000 }));
     expect(result.error).toBeInstanceOf(StorageUnavailableError);
     expect(result.ms).toBeLessThan(DEADLINE * 1.7); // one deadline, not two
     expect(ownPool(store).totalCount).toBe(0);
@@ -142,13 +142,13 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
 
   it('a statement the server is slow to run fails at its deadline, and the server stops running it', async () => {
     const store = open();
-    await store.acquireStreamLease('held', 'warm', { max: 4, now: T0, ttlMs: 60_000 });
-    // The lease operation waits for this account's advisory lock, held here.
+    await store.acquireEventStreamSlot('held', 'warm', { max: 4, now: T0, ttlMs: 60_000 });
+    // The slot operation waits for this account's advisory lock, held here.
     const holder = await admin.connect();
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`"${schema}":lease:held`]);
-      const result = await timed(store.acquireStreamLease('held', 'blocked', { max: 4, now: T0, ttlMs: 60_000 }));
+      const result = await timed(store.acquireEventStreamSlot('held', 'blocked', { max: 4, now: T0, ttlMs: 60_000 }));
       expect(result.error).toBeInstanceOf(StorageUnavailableError);
       expect(result.ms).toBeLessThan(FAST);
       // The store's server-side statement_timeout cancels the waiting backend too, while the lock is still held.

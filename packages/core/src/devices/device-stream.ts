@@ -1,8 +1,8 @@
 import type { TilecastContext } from '../context.js';
 import type { CoreResult } from '../http/types.js';
 import type { ActivityRecord, DeviceRecord, WidgetRecord } from '../storage/records.js';
-import { sseEvent, sseRetry } from '../streams/sse-format.js';
-import { openSseSession } from '../streams/sse-session.js';
+import { sseEvent, sseRetry } from '../sse/format.js';
+import { openSseConnection } from '../sse/connection.js';
 import { activityPush, widgetPush } from '../transport/pushes.js';
 
 /**
@@ -11,37 +11,37 @@ import { activityPush, widgetPush } from '../transport/pushes.js';
  * live activities), then follows pushes. Pushes that arrive while the snapshot is being
  * read are queued behind it, so the device always ends on the latest content. It ends when
  * the device is removed or its token changes (`credentialWatch`), or, with a last `retry:`,
- * when the instance drains (`streams`).
+ * when the instance drains (`sseConnections`).
  */
 export function openDeviceStream(context: TilecastContext, device: DeviceRecord): CoreResult {
   return {
     kind: 'sse',
     run: async (sink) => {
-      const session = openSseSession(sink, context.clock, context.sse);
-      context.streams.track(session);
+      const connection = openSseConnection(sink, context.clock, context.sse);
+      context.sseConnections.track(connection);
       const queue: string[] = [];
-      const detach = context.deviceStreams.attach(device.id, {
+      const detach = context.sseDeviceTransport.attach(device.id, {
         deliver: (text) => {
           queue.push(text);
-          session.wake();
+          connection.wake();
         },
       });
-      const credential = { deviceId: device.id, tokenHash: device.tokenHash, credentialRevoked: () => session.end() };
+      const credential = { deviceId: device.id, tokenHash: device.tokenHash, credentialRevoked: () => connection.end() };
       context.credentialWatch.watchDevice(credential);
       try {
-        await session.send(`${sseRetry()}\n`);
-        for (const text of await snapshot(context, device)) await session.send(text);
-        while (!session.ended) {
-          while (queue.length > 0 && !session.ended) await session.send(queue.shift()!);
-          await session.nextWake();
+        await connection.send(`${sseRetry()}\n`);
+        for (const text of await snapshot(context, device)) await connection.send(text);
+        while (!connection.ended) {
+          while (queue.length > 0 && !connection.ended) await connection.send(queue.shift()!);
+          await connection.nextWake();
         }
       } catch (error) {
         context.logger.warn('device stream ended by an error', { error: String(error) });
       } finally {
         context.credentialWatch.unwatch(credential);
-        context.streams.untrack(session);
+        context.sseConnections.untrack(connection);
         detach();
-        session.end();
+        connection.end();
       }
     },
   };

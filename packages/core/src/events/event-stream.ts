@@ -3,14 +3,14 @@ import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
-import { sseRetry } from '../streams/sse-format.js';
-import type { AccountCredentialHolder } from '../streams/credential-watch.js';
-import { StreamSession } from '../streams/sse-session.js';
+import { sseRetry } from '../sse/format.js';
+import type { AccountCredentialHolder } from '../sse/credential-watch.js';
+import { SseConnection } from '../sse/connection.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
 import type { AppendListener } from './event-bus.js';
-import { STREAM_LEASE_TTL_MS, type KeptLease } from './stream-leases.js';
+import { EVENT_STREAM_SLOT_TTL_MS, type HeldSlot } from './stream-slots.js';
 
 /** Concurrent `GET /events` streams per account (spec "Limits"). */
 export const MAX_EVENT_STREAMS = 4;
@@ -25,11 +25,11 @@ const READ_BATCH = 100;
 export async function openEventStream(context: TilecastContext, account: AccountRecord, request: CoreRequest): Promise<CoreResult> {
   const filters = parseEventFilters(request.query);
   const { storage, clock } = context;
-  const leaseId = randomUUID();
-  const acquired = await storage.acquireStreamLease(account.id, leaseId, {
+  const slotId = randomUUID();
+  const acquired = await storage.acquireEventStreamSlot(account.id, slotId, {
     max: MAX_EVENT_STREAMS,
     now: clock.now(),
-    ttlMs: STREAM_LEASE_TTL_MS,
+    ttlMs: EVENT_STREAM_SLOT_TTL_MS,
   });
   if (!acquired) fail({ kind: 'too_many_event_streams' });
 
@@ -40,7 +40,7 @@ export async function openEventStream(context: TilecastContext, account: Account
   const release = () => {
     if (running || released) return;
     released = true;
-    releaseLease(context, account.id, leaseId);
+    releaseSlot(context, account.id, slotId);
   };
   // Only the listener is kept, not the request: a stream may live for 15 minutes.
   if (request.onClose) request.onClose(release);
@@ -62,20 +62,20 @@ export async function openEventStream(context: TilecastContext, account: Account
         sink.end();
         return Promise.resolve();
       }
-      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, account.tokenHash, leaseId, cursor, filters, resolve).follow());
+      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, account.tokenHash, slotId, cursor, filters, resolve).follow());
     },
   };
 }
 
-function releaseLease(context: TilecastContext, accountId: string, leaseId: string): void {
+function releaseSlot(context: TilecastContext, accountId: string, slotId: string): void {
   context.storage
-    .releaseStreamLease(accountId, leaseId)
+    .releaseEventStreamSlot(accountId, slotId)
     .catch((error: unknown) => context.logger.warn('stream lease release failed', { error: String(error) }));
 }
 
 /**
- * One open `GET /events` stream, as one object: the session (heartbeat, lifetime,
- * slow-consumer cut-off), the bus listener, the kept lease, the watched credential and the
+ * One open `GET /events` stream, as one object: the connection (heartbeat, lifetime,
+ * slow-consumer cut-off), the bus listener, the held slot, the watched credential and the
  * log follower. Ten
  * thousand may be open on an instance, and every major collection marks them all.
  *
@@ -83,7 +83,7 @@ function releaseLease(context: TilecastContext, accountId: string, leaseId: stri
  * order, and a wake-up that comes while it reads makes it read again. It holds no pending
  * promise while idle.
  */
-class EventStream extends StreamSession implements AppendListener, KeptLease, AccountCredentialHolder {
+class EventStream extends SseConnection implements AppendListener, HeldSlot, AccountCredentialHolder {
   #reading = false;
   #again = false;
 
@@ -93,7 +93,7 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     readonly accountId: string,
     /** The hash of the token the stream was opened with: the stream ends when it no longer holds. */
     readonly tokenHash: string,
-    readonly leaseId: string,
+    readonly slotId: string,
     private cursor: number,
     private readonly filters: EventFilters,
     private readonly finished: () => void,
@@ -101,28 +101,28 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
     super(sink, context.clock, context.sse);
   }
 
-  /** Opens the session, subscribes, keeps the lease, watches the credential, writes the opening lines and reads. */
+  /** Opens the connection, subscribes, keeps the slot renewed, watches the credential, writes the opening lines and reads. */
   follow(): void {
     this.open();
     if (this.ended) return;
-    this.context.streams.track(this);
+    this.context.sseConnections.track(this);
     if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
-    this.context.streamLeases.keep(this);
+    this.context.eventStreamSlots.keep(this);
     this.context.credentialWatch.watchAccount(this);
     void this.send(`${sseRetry()}id: ${formatPosition(this.cursor)}\n\n`).then(() => this.onAppend(undefined));
   }
 
   protected override closed(): void {
-    this.context.streams.untrack(this);
+    this.context.sseConnections.untrack(this);
     this.context.bus.unsubscribe(this.accountId, this);
-    this.context.streamLeases.drop(this);
+    this.context.eventStreamSlots.drop(this);
     this.context.credentialWatch.unwatch(this);
-    releaseLease(this.context, this.accountId, this.leaseId);
+    releaseSlot(this.context, this.accountId, this.slotId);
     this.finished();
   }
 
-  leaseLost(): void {
+  slotLost(): void {
     this.end();
   }
 

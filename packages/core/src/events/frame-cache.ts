@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { StoredEvent } from '../storage/records.js';
-import { sseEvent } from '../streams/sse-format.js';
+import { sseEvent } from '../sse/format.js';
 import { formatPosition } from './positions.js';
 
 /** A logged event, framed once for every stream of its account. */

@@ -11,7 +11,7 @@ import {
   registerActivityToken,
   registerPush,
   removePush,
-} from '../services/device-sync.js';
+} from '../devices/sync.js';
 
 const NO_CONTENT: CoreResult = { kind: 'empty', status: 204 };
 const noContent = (): CoreResult => NO_CONTENT;

@@ -2,7 +2,7 @@ import { authenticateDevice } from '../auth/device-authentication.js';
 import type { TilecastContext } from '../context.js';
 import { openDeviceStream } from '../devices/device-stream.js';
 import type { RouteHandler } from '../http/router.js';
-import { streamOrOutage } from '../streams/outage.js';
+import { streamOrOutage } from '../sse/outage.js';
 
 /** `GET /device/stream`; like `GET /events`, a store outage while authenticating is the outage stream. */
 export const getDeviceStream: RouteHandler<TilecastContext> = (context, request) =>

@@ -1,7 +1,7 @@
 import type { TilecastContext } from '../context.js';
 import { openEventStream } from '../events/event-stream.js';
 import type { RouteHandler } from '../http/router.js';
-import { streamOrOutage } from '../streams/outage.js';
+import { streamOrOutage } from '../sse/outage.js';
 
 /** `GET /events`; a store outage at any step, the token lookup included, is the outage stream. */
 export const getEvents: RouteHandler<TilecastContext> = (context, request) =>

@@ -3,7 +3,7 @@ import { once } from '../once.js';
 import { readJsonBody } from '../http/body.js';
 import type { RouteHandler } from '../http/router.js';
 import type { CoreResult } from '../http/types.js';
-import { updateActivity } from '../services/activities.js';
+import { updateActivity } from '../publishing/activities.js';
 
 /**
  * `PATCH /activity/{slug}`. Promise steps, not async functions: on the busiest routes each

@@ -3,7 +3,7 @@ import { once } from '../once.js';
 import { readJsonBodySized } from '../http/body.js';
 import type { RouteHandler } from '../http/router.js';
 import type { CoreResult } from '../http/types.js';
-import { updateWidget } from '../services/widgets.js';
+import { updateWidget } from '../publishing/widgets.js';
 
 /** `PATCH /widget/{slug}`. Promise steps, not async functions (see `patchActivity`). */
 export const patchWidget: RouteHandler<TilecastContext> = (context, request, params) => {

@@ -36,7 +36,7 @@ export type RequestBody =
    * rest is not buffered), or with `'aborted'` when the client went away before the
    * body's end (the core logs an abort and answers no one).
    */
-  | { kind: 'stream'; read(limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> }
+  | { kind: 'raw'; read(limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> }
   /** A body the host framework already parsed (e.g. express.json()), with its byte size if known. */
   | { kind: 'parsed'; value: unknown; byteLength?: number }
   /**

@@ -43,7 +43,7 @@ import type { PressTarget } from './press-target.js';
  *   events are new objects per request). Everything else passed in is copied.
  * - Account ids, slugs and device ids are compared exactly (case-sensitive).
  * - A string no store can hold (a NUL, a lone surrogate: `isHoldable` is false) names
- *   nothing. Passed as a key (ids, slugs, token hashes, lease ids, action ids, press
+ *   nothing. Passed as a key (ids, slugs, token hashes, slot ids, action ids, press
  *   keys), a read or a change answers as for an absent record (null, false, `[]`, `{}`, 0,
  *   `not_found`, a credential that does not hold); a write that would record it (a new
  *   record or key, a token hash, a webhook map or outcome under it) rejects with
@@ -56,7 +56,7 @@ import type { PressTarget } from './press-target.js';
  * side at a call site.
  *
  * `Storage` is the union of one interface per concern (`AccountStore`,
- * `EventStore`, `LeaseStore`...), the same concerns the conformance suite
+ * `EventStore`, `EventStreamSlotStore`...), the same concerns the conformance suite
  * (`@tilecast/storage-conformance`) checks one by one: a store can be assembled from
  * parts, each typed by its concern.
  */
@@ -68,7 +68,7 @@ export interface Storage
     DeviceStore,
     CredentialStore,
     EventStore,
-    LeaseStore,
+    EventStreamSlotStore,
     PressStore,
     PushThrottleStore,
     WebhookStore,
@@ -222,17 +222,17 @@ export interface EventStore {
   subscribeEvents?(listener: (accountId: string) => void): () => void;
 }
 
-/** Event-stream leases (conformance concern `leases`). */
-export interface LeaseStore {
+/** Event-stream slots (conformance concern `eventStreamSlots`). */
+export interface EventStreamSlotStore {
   /**
-   * **ATOMIC.** Takes one of at most `max` stream slots of the account for `leaseId`,
-   * valid until `now + ttlMs`. Expired leases (of crashed instances) are ignored and
-   * removed. False when `max` unexpired leases are held.
+   * **ATOMIC.** Takes one of at most `max` stream slots of the account for `slotId`,
+   * valid until `now + ttlMs`. Expired slots (of crashed instances) are ignored and
+   * removed. False when `max` unexpired slots are held.
    */
-  acquireStreamLease(accountId: string, leaseId: string, terms: LeaseAcquisition): Promise<boolean>;
-  /** Extends a held lease to `now + ttlMs`. False if it expired or was released. */
-  renewStreamLease(accountId: string, leaseId: string, terms: LeaseRenewal): Promise<boolean>;
-  releaseStreamLease(accountId: string, leaseId: string): Promise<void>;
+  acquireEventStreamSlot(accountId: string, slotId: string, terms: SlotAcquisition): Promise<boolean>;
+  /** Extends a held slot to `now + ttlMs`. False if it expired or was released. */
+  renewEventStreamSlot(accountId: string, slotId: string, terms: SlotRenewal): Promise<boolean>;
+  releaseEventStreamSlot(accountId: string, slotId: string): Promise<void>;
 }
 
 /** Press intake (conformance concerns `pressDedup`, `tokenBuckets`, `pressNotes`). */
@@ -336,7 +336,7 @@ export interface ApnsStore {
 /** Housekeeping and lifecycle (conformance concern `purge`). */
 export interface HousekeepingStore {
   /**
-   * Removes expired events, press keys, press notes, leases and delivery claims, at most
+   * Removes expired events, press keys, press notes, event-stream slots and delivery claims, at most
    * `batch` rows of each kind; returns how many were removed in total. Also frees state
    * that is indistinguishable from absent state (full token buckets, ended throttle
    * windows), uncounted, so the store stays bounded.
@@ -358,19 +358,19 @@ export interface EventRead {
   limit: number;
 }
 
-/** The terms of `acquireStreamLease`. */
-export interface LeaseAcquisition {
-  /** At most this many unexpired leases per account. */
+/** The terms of `acquireEventStreamSlot`. */
+export interface SlotAcquisition {
+  /** At most this many unexpired slots per account. */
   max: number;
   now: number;
-  /** The lease holds until `now + ttlMs`. */
+  /** The slot holds until `now + ttlMs`. */
   ttlMs: number;
 }
 
-/** The terms of `renewStreamLease`. */
-export interface LeaseRenewal {
+/** The terms of `renewEventStreamSlot`. */
+export interface SlotRenewal {
   now: number;
-  /** The lease then holds until `now + ttlMs`. */
+  /** The slot then holds until `now + ttlMs`. */
   ttlMs: number;
 }
 

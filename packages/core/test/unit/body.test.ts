@@ -4,7 +4,7 @@ import { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody } from '../../src/http/
 import type { CoreRequest, RequestBody } from '../../src/http/types.js';
 
 const bytes = (text: string | Uint8Array): RequestBody => ({
-  kind: 'stream',
+  kind: 'raw',
   read: async (limit) => {
     const data = typeof text === 'string' ? new TextEncoder().encode(text) : text;
     return data.byteLength > limit ? 'too_large' : data;
@@ -62,7 +62,7 @@ describe('media types', () => {
 describe('size', () => {
   it('413 from a declared Content-Length over the limit, before reading', async () => {
     let read = false;
-    const body: RequestBody = { kind: 'stream', read: async () => ((read = true), new Uint8Array()) };
+    const body: RequestBody = { kind: 'raw', read: async () => ((read = true), new Uint8Array()) };
     expect(await refusal(req(body, { 'content-length': String(BODY_LIMIT_BYTES + 1) }))).toEqual({ kind: 'payload_too_large' });
     expect(read).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from '../../src/streams/credential-watch.js';
+import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from '../../src/sse/credential-watch.js';
 import { silentLogger } from '../../src/logger.js';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
 

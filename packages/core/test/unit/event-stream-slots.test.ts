@@ -24,7 +24,7 @@ describe('event stream slots', () => {
     controllers[0]!.abort();
     await Promise.resolve();
     expect((await tilecast.handle(request(token))).kind).toBe('sse');
-    expect(storage.stats().leases).toBe(4);
+    expect(storage.stats().eventStreamSlots).toBe(4);
     await tilecast.close();
   });
 });
@@ -45,7 +45,7 @@ describe('event stream slots through the request’s onClose (the Node adapters�
     expect(await tilecast.handle(request(token))).toMatchObject({ status: 429 });
     for (const fn of closers[0]!) fn(); // never ran: the close alone releases it
     await Promise.resolve();
-    expect(storage.stats().leases).toBe(3);
+    expect(storage.stats().eventStreamSlots).toBe(3);
 
     const second = results[1]!;
     if (second.kind !== 'sse') throw new Error('not a stream');
@@ -60,10 +60,10 @@ describe('event stream slots through the request’s onClose (the Node adapters�
     const running = second.run(sink);
     for (const fn of closers[1]!) fn(); // the request's listener no longer releases anything…
     await Promise.resolve();
-    expect(storage.stats().leases).toBe(3);
+    expect(storage.stats().eventStreamSlots).toBe(3);
     for (const fn of sinkClosers) fn(); // …the stream's end does
     await running;
-    expect(storage.stats().leases).toBe(2);
+    expect(storage.stats().eventStreamSlots).toBe(2);
     await tilecast.close();
   });
 });
@@ -101,11 +101,11 @@ describe('event stream slots on every kind of ending', () => {
     const { storage, tilecast, appendElsewhere, open } = await setup();
     let queued = 0;
     const { running } = await open(() => queued);
-    expect(storage.stats().leases).toBe(1);
+    expect(storage.stats().eventStreamSlots).toBe(1);
     queued = 2 * 1024 * 1024;
     await appendElsewhere();
     await running;
-    expect(storage.stats().leases).toBe(0);
+    expect(storage.stats().eventStreamSlots).toBe(0);
     await tilecast.close();
   });
 
@@ -119,7 +119,7 @@ describe('event stream slots on every kind of ending', () => {
     storage.readEvents = down;
     await appendElsewhere();
     await running;
-    expect(storage.stats().leases).toBe(0);
+    expect(storage.stats().eventStreamSlots).toBe(0);
     await tilecast.close();
   });
 });

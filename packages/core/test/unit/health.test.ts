@@ -162,7 +162,7 @@ describe('drain(): open streams end with a last retry line', () => {
       expect(stream.sink.text).toBe(`${before}retry: 1000\n\n`);
     }
     // The event stream gave its slot back.
-    expect(storage.stats().leases).toBe(0);
+    expect(storage.stats().eventStreamSlots).toBe(0);
 
     const late = runStream(await tilecast.handle(get('/events', { authorization: `Token ${token}` })));
     await late.done;

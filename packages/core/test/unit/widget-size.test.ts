@@ -30,7 +30,7 @@ const request = (text: string): CoreRequest => ({
   path: '/widget/x',
   query: new URLSearchParams(),
   headers: { 'content-type': 'application/json' },
-  body: { kind: 'stream', read: async () => Buffer.from(text) },
+  body: { kind: 'raw', read: async () => Buffer.from(text) },
 });
 
 describe('the serialised-size bound of a request body', () => {

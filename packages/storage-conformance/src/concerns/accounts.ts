@@ -79,7 +79,7 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.findAccountByTokenHash(account.tokenHash)).toBeNull();
   });
 
-  it('deleteAccount cascades to activities, widgets, devices, shares naming its devices, events and leases', async () => {
+  it('deleteAccount cascades to activities, widgets, devices, shares naming its devices, events and event-stream slots', async () => {
     const { storage } = get();
     const gone = await newAccount(storage);
     const other = await newAccount(storage);
@@ -94,8 +94,8 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.shareWidget(gone.id, widget.slug, otherDevice.id)).toBe(true);
     await storage.appendEvent(gone.id, newEvent(T0 + 60_000));
     await storage.appendEvent(other.id, newEvent(T0 + 60_000));
-    expect(await storage.acquireStreamLease(gone.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
-    expect(await storage.acquireStreamLease(other.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(gone.id, uid('slot'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(other.id, uid('slot'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
 
     expect(await storage.deleteAccount(gone.id)).toBe(true);
 
@@ -108,13 +108,13 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.listAccountDevices(gone.id)).toEqual([]);
     expect(await storage.readEvents(gone.id, { after: 0, now: T0, limit: 100 })).toEqual([]);
     // The slot held by the deleted account is free again.
-    expect(await storage.acquireStreamLease(gone.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(gone.id, uid('slot'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(true);
 
     // The other account keeps everything of its own, minus the share naming the deleted device.
     expect(await storage.getAccount(other.id)).toEqual(other);
     expect(await storage.getDevice(otherDevice.id)).toEqual(otherDevice);
     expect(await storage.listWidgetShares(other.id, otherWidget.slug)).toEqual([otherDevice.id]);
     expect((await storage.readEvents(other.id, { after: 0, now: T0, limit: 100 })).map((e) => e.position)).toEqual([1]);
-    expect(await storage.acquireStreamLease(other.id, uid('lease'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(false);
+    expect(await storage.acquireEventStreamSlot(other.id, uid('slot'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(false);
   });
 }

@@ -19,7 +19,7 @@ export function purgeTests(get: GetHandles): void {
     await drain(get().storage);
   });
 
-  it('removes expired events, press keys, leases and delivery claims, returning how many', async () => {
+  it('removes expired events, press keys, event-stream slots and delivery claims, returning how many', async () => {
     const { storage } = get();
     const account = uid('acct');
     await storage.appendEvent(account, newEvent(P0 + 100));
@@ -29,8 +29,8 @@ export function purgeTests(get: GetHandles): void {
     await admitKey(storage, shortPress, randomUUID(), P0, P0 + 100);
     const longId = randomUUID();
     await admitKey(storage, longPress, longId, P0, P0 + 10_000);
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 10_000 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 2, now: P0, ttlMs: 10_000 })).toBe(true);
     const [shortEvent, longEvent] = [randomUUID(), randomUUID()];
     expect(await storage.claimWebhookDelivery(shortEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 100 })).toBe(true);
     expect(await storage.claimWebhookDelivery(longEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 10_000 })).toBe(true);
@@ -46,8 +46,8 @@ export function purgeTests(get: GetHandles): void {
     const again = randomUUID();
     expect(await admitKey(storage, shortPress, again, P0, P0 + 100)).toEqual({ created: true, eventId: again });
     expect(await admitKey(storage, longPress, randomUUID(), P0, P0 + 100)).toEqual({ created: false, eventId: longId });
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 2, now: P0, ttlMs: 100 })).toBe(false);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(false);
     expect(await storage.claimWebhookDelivery(shortEvent, '*', { instanceId: 'b', now: P0, expiresAt: P0 + 100 })).toBe(true);
     expect(await storage.claimWebhookDelivery(longEvent, '*', { instanceId: 'b', now: P0, expiresAt: P0 + 100 })).toBe(false);
   });
@@ -59,7 +59,7 @@ export function purgeTests(get: GetHandles): void {
     const press = uid('press');
     const pressId = randomUUID();
     await admitKey(storage, press, pressId, P0, P0 + 100);
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 1, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 1, now: P0, ttlMs: 100 })).toBe(true);
     const claimed = randomUUID();
     await storage.claimWebhookDelivery(claimed, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 100 });
 
@@ -67,7 +67,7 @@ export function purgeTests(get: GetHandles): void {
 
     expect(await storage.readEvents(account, { after: 0, now: P0 + 99, limit: 10 })).toEqual([event]);
     expect(await admitKey(storage, press, randomUUID(), P0 + 99, P0 + 200)).toEqual({ created: false, eventId: pressId });
-    expect(await storage.acquireStreamLease(account, uid('lease'), { max: 1, now: P0 + 99, ttlMs: 100 })).toBe(false);
+    expect(await storage.acquireEventStreamSlot(account, uid('slot'), { max: 1, now: P0 + 99, ttlMs: 100 })).toBe(false);
     expect(await storage.claimWebhookDelivery(claimed, '*', { instanceId: 'b', now: P0 + 99, expiresAt: P0 + 100 })).toBe(false);
   });
 
@@ -76,7 +76,7 @@ export function purgeTests(get: GetHandles): void {
     const accounts = [uid('acct'), uid('acct')];
     for (let i = 0; i < 5; i++) await storage.appendEvent(accounts[i % 2]!, newEvent(P0 + 100));
     for (let i = 0; i < 5; i++) await admitKey(storage, uid('press'), randomUUID(), P0, P0 + 100);
-    for (let i = 0; i < 3; i++) expect(await storage.acquireStreamLease(accounts[0]!, uid('lease'), { max: 10, now: P0, ttlMs: 100 })).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await storage.acquireEventStreamSlot(accounts[0]!, uid('slot'), { max: 10, now: P0, ttlMs: 100 })).toBe(true);
 
     expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(2 + 2 + 2);
     expect(await storage.purgeExpired({ now: P0 + 100, batch: 2 })).toBe(2 + 2 + 1);

@@ -118,22 +118,22 @@ export function unholdableValueTests(get: GetHandles): void {
     expect(await storage.getDevice(device.id)).toEqual(device);
   });
 
-  it('event log, stream leases, press notes and throttle windows: such a key finds nothing', async () => {
+  it('event log, event-stream slots, press notes and throttle windows: such a key finds nothing', async () => {
     const { storage } = get();
     const account = await newAccount(storage);
-    const lease = uid('lease');
-    expect(await storage.acquireStreamLease(account.id, lease, { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
+    const slot = uid('slot');
+    expect(await storage.acquireEventStreamSlot(account.id, slot, { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
     for (const bad of UNHOLDABLE) {
       expect(await storage.readEvents(bad, { after: 0, now: T0, limit: 10 })).toEqual([]);
       expect(await storage.lastEventPosition(bad)).toBe(0);
-      expect(await storage.renewStreamLease(bad, lease, { now: T0, ttlMs: 60_000 })).toBe(false);
-      expect(await storage.renewStreamLease(account.id, lease + bad, { now: T0, ttlMs: 60_000 })).toBe(false);
-      await expect(storage.releaseStreamLease(bad, lease)).resolves.toBeUndefined();
-      await expect(storage.releaseStreamLease(account.id, bad)).resolves.toBeUndefined();
+      expect(await storage.renewEventStreamSlot(bad, slot, { now: T0, ttlMs: 60_000 })).toBe(false);
+      expect(await storage.renewEventStreamSlot(account.id, slot + bad, { now: T0, ttlMs: 60_000 })).toBe(false);
+      await expect(storage.releaseEventStreamSlot(bad, slot)).resolves.toBeUndefined();
+      await expect(storage.releaseEventStreamSlot(account.id, bad)).resolves.toBeUndefined();
       expect(await storage.listRecentPressers(bad, T0)).toEqual([]);
       expect(await storage.claimTrailingPush(bad, { now: T0, windowMs: 1_000 })).toBe(false);
     }
-    expect(await storage.renewStreamLease(account.id, lease, { now: T0, ttlMs: 60_000 })).toBe(true);
+    expect(await storage.renewEventStreamSlot(account.id, slot, { now: T0, ttlMs: 60_000 })).toBe(true);
   });
 
   it('webhooks: maps and outcomes of such a slug are absent', async () => {
@@ -171,8 +171,8 @@ export function unholdableValueTests(get: GetHandles): void {
         ['upsertDevice account', () => storage.upsertDevice({ id: uid('dev'), accountId: bad, tokenHash: randomHash() })],
         ['upsertDevice token hash', () => storage.upsertDevice({ ...device, tokenHash: bad })],
         ['appendEvent', () => storage.appendEvent(bad, newEvent(T0 + 60_000))],
-        ['acquireStreamLease account', () => storage.acquireStreamLease(bad, uid('lease'), { max: 4, now: T0, ttlMs: 60_000 })],
-        ['acquireStreamLease lease', () => storage.acquireStreamLease(account.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
+        ['acquireEventStreamSlot account', () => storage.acquireEventStreamSlot(bad, uid('slot'), { max: 4, now: T0, ttlMs: 60_000 })],
+        ['acquireEventStreamSlot slot', () => storage.acquireEventStreamSlot(account.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
         ['admitPress key', () => storage.admitPress(admission({ key: bad, accountId: account.id }))],
         ['admitPress account', () => storage.admitPress(admission({ accountId: bad }))],
         ['admitPress bucket', () => storage.admitPress(admission({ accountId: account.id, rules: [{ key: bad, capacity: 8, refillMs: 1_000 }] }))],

@@ -1,7 +1,7 @@
 import type { TilecastContext } from '../context.js';
 import { isStorageUnavailable } from '../errors.js';
 import type { CoreResult, SseSink } from '../http/types.js';
-import { sseRetry } from './sse-format.js';
+import { sseRetry } from './format.js';
 
 /**
  * The spec's answer to a temporary outage on a stream endpoint: `200`, a `retry:` line,
@@ -26,7 +26,7 @@ export function outageStream(): CoreResult {
  */
 export function streamOrOutage(context: TilecastContext, path: string, open: () => Promise<CoreResult>): Promise<CoreResult> {
   // A draining instance sends the client elsewhere the same way, before any store call.
-  if (context.streams.draining) return Promise.resolve(outageStream());
+  if (context.sseConnections.draining) return Promise.resolve(outageStream());
   return open().catch((error: unknown) => {
     if (!isStorageUnavailable(error)) throw error;
     context.logger.warn('storage unavailable: outage stream', { path, error: describeError(error) });

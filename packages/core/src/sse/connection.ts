@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SseSink } from '../http/types.js';
-import { ssePing } from './sse-format.js';
+import { ssePing } from './format.js';
 
 export interface SseTimings {
   /** A `: ping` comment after this long without any other write (spec: 20 s). */
@@ -14,33 +14,20 @@ const settled = Promise.resolve();
 /** A stream whose client stops reading is ended once more than this is queued (reference-deployment §9). */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
 
-/**
- * One open event stream: heartbeat, lifetime, slow-consumer cut-off and a wake-up
- * primitive for the loop that feeds it. Ends exactly once, for whatever reason.
- */
-export interface SseSession {
-  readonly ended: boolean;
-  /** Writes raw SSE text; ends the session instead when the client is too far behind. */
-  send(text: string): Promise<void>;
-  /** Wakes the feeding loop (new data to read). A wake-up while it was busy is kept. */
-  wake(): void;
-  /** Resolves on the next wake-up, or when the session ends. */
-  nextWake(): Promise<void>;
-  /** Runs `fn` when the session ends (at once if it already has). */
-  onEnd(fn: () => void): void;
-  end(): void;
-}
-
-export function openSseSession(sink: SseSink, clock: Clock, timings: SseTimings): SseSession {
-  return new StreamSession(sink, clock, timings).open();
+export function openSseConnection(sink: SseSink, clock: Clock, timings: SseTimings): SseConnection {
+  return new SseConnection(sink, clock, timings).open();
 }
 
 /**
+ * One open server-sent-events response (`GET /events`, `GET /device/stream`): heartbeat,
+ * lifetime, slow-consumer cut-off and a wake-up primitive for the loop that feeds it.
+ * Ends exactly once, for whatever reason.
+ *
  * A class rather than closures: one exists per open stream, so its footprint counts.
  * A stream kind with more state per stream (`GET /events`) extends it, so that each open
- * stream is one object and not a session plus a follower plus the closures between them.
+ * stream is one object and not a connection plus a follower plus the closures between them.
  */
-export class StreamSession implements SseSession {
+export class SseConnection {
   ended = false;
   #pending = false;
   #waiter: (() => void) | undefined;
@@ -75,6 +62,7 @@ export class StreamSession implements SseSession {
     return this;
   }
 
+  /** Writes raw SSE text; ends the connection instead when the client is too far behind. */
   // Not an async function: every event of every stream goes through here.
   send(text: string): Promise<void> {
     if (this.ended) return settled;
@@ -86,11 +74,13 @@ export class StreamSession implements SseSession {
     return this.sink.write(text);
   }
 
+  /** Wakes the feeding loop (new data to read). A wake-up while it was busy is kept. */
   wake(): void {
     this.#pending = true;
     this.#resolveWaiter();
   }
 
+  /** Resolves on the next wake-up, or when the connection ends. */
   nextWake(): Promise<void> {
     if (this.ended || this.#pending) {
       this.#pending = false;
@@ -104,6 +94,7 @@ export class StreamSession implements SseSession {
     });
   }
 
+  /** Runs `fn` when the connection ends (at once if it already has). */
   onEnd(fn: () => void): void {
     if (this.ended) fn();
     else (this.#endHandlers ??= []).push(fn);
@@ -119,7 +110,7 @@ export class StreamSession implements SseSession {
     for (const fn of this.#endHandlers?.splice(0) ?? []) fn();
   }
 
-  /** Runs once, when the session ends, before the `onEnd` functions: a subclass's clean-up. */
+  /** Runs once, when the connection ends, before the `onEnd` functions: a subclass's clean-up. */
   protected closed(): void {}
 
   #resolveWaiter(): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SseSink } from '../../src/http/types.js';
-import { MAX_QUEUED_BYTES, openSseSession } from '../../src/streams/sse-session.js';
-import { sseEvent } from '../../src/streams/sse-format.js';
+import { MAX_QUEUED_BYTES, openSseConnection } from '../../src/sse/connection.js';
+import { sseEvent } from '../../src/sse/format.js';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
 
 function fakeSink(): SseSink & { written: string[]; ended: boolean; queued: number; controller: AbortController } {
@@ -28,7 +28,7 @@ function fakeSink(): SseSink & { written: string[]; ended: boolean; queued: numb
 
 const timings = { pingMs: 20_000, lifetimeMs: 900_000 };
 
-describe('SSE session', () => {
+describe('SSE connection', () => {
   it('a sink with onClose is watched through it alone (its signal is never read)', () => {
     const clock = createManualClock();
     const closers: (() => void)[] = [];
@@ -36,12 +36,12 @@ describe('SSE session', () => {
     const sink = Object.defineProperties({}, rest) as unknown as SseSink & { ended: boolean };
     Object.defineProperty(sink, 'signal', { get: () => expect.unreachable('signal read') });
     sink.onClose = (fn) => void closers.push(fn);
-    const session = openSseSession(sink, clock, timings);
+    const connection = openSseConnection(sink, clock, timings);
     let ends = 0;
-    session.onEnd(() => ends++);
+    connection.onEnd(() => ends++);
     expect(closers).toHaveLength(1);
     closers[0]!();
-    expect(session.ended).toBe(true);
+    expect(connection.ended).toBe(true);
     expect(ends).toBe(1);
     expect(clock.pendingTimers()).toBe(0);
   });
@@ -49,30 +49,30 @@ describe('SSE session', () => {
   it('pings after 20 s without writes, and every write postpones the ping', async () => {
     const clock = createManualClock();
     const sink = fakeSink();
-    const session = openSseSession(sink, clock, timings);
+    const connection = openSseConnection(sink, clock, timings);
     clock.advance(19_999);
-    await session.send('data: 1\n\n');
+    await connection.send('data: 1\n\n');
     clock.advance(19_999);
     expect(sink.written).toEqual(['data: 1\n\n']);
     clock.advance(1);
     expect(sink.written).toEqual(['data: 1\n\n', ': ping\n\n']);
     clock.advance(20_000);
     expect(sink.written.filter((t) => t === ': ping\n\n')).toHaveLength(2);
-    session.end();
+    connection.end();
   });
 
   it('ends after its lifetime, once, and stops its timers', () => {
     const clock = createManualClock();
     const sink = fakeSink();
-    const session = openSseSession(sink, clock, timings);
+    const connection = openSseConnection(sink, clock, timings);
     let ends = 0;
-    session.onEnd(() => ends++);
+    connection.onEnd(() => ends++);
     clock.advance(899_999);
-    expect(session.ended).toBe(false);
+    expect(connection.ended).toBe(false);
     clock.advance(1);
-    expect(session.ended).toBe(true);
+    expect(connection.ended).toBe(true);
     expect(sink.ended).toBe(true);
-    session.end();
+    connection.end();
     expect(ends).toBe(1);
     expect(clock.pendingTimers()).toBe(0);
   });
@@ -80,14 +80,14 @@ describe('SSE session', () => {
   it('ends a stream whose client stopped reading once more than 1 MiB is queued', async () => {
     const clock = createManualClock();
     const sink = fakeSink();
-    const session = openSseSession(sink, clock, timings);
+    const connection = openSseConnection(sink, clock, timings);
     const event = sseEvent({ id: 'u:1', data: { padding: 'x'.repeat(1000) } });
     let sent = 0;
-    while (!session.ended && sent < 5000) {
-      await session.send(event);
+    while (!connection.ended && sent < 5000) {
+      await connection.send(event);
       sent++;
     }
-    expect(session.ended).toBe(true);
+    expect(connection.ended).toBe(true);
     expect(sink.queued).toBeGreaterThan(MAX_QUEUED_BYTES);
     expect(sink.queued).toBeLessThanOrEqual(MAX_QUEUED_BYTES + event.length);
   });
@@ -95,25 +95,25 @@ describe('SSE session', () => {
   it('ends when the client goes away, and wakes a waiting loop', async () => {
     const clock = createManualClock();
     const sink = fakeSink();
-    const session = openSseSession(sink, clock, timings);
-    const waiting = session.nextWake();
+    const connection = openSseConnection(sink, clock, timings);
+    const waiting = connection.nextWake();
     sink.controller.abort();
     await waiting;
-    expect(session.ended).toBe(true);
+    expect(connection.ended).toBe(true);
   });
 
   it('keeps a wake-up that came while the loop was busy', async () => {
-    const session = openSseSession(fakeSink(), createManualClock(), timings);
-    session.wake();
-    await session.nextWake(); // resolves at once
+    const connection = openSseConnection(fakeSink(), createManualClock(), timings);
+    connection.wake();
+    await connection.nextWake(); // resolves at once
     let woke = false;
-    const next = session.nextWake().then(() => (woke = true));
+    const next = connection.nextWake().then(() => (woke = true));
     await Promise.resolve();
     expect(woke).toBe(false);
-    session.wake();
+    connection.wake();
     await next;
     expect(woke).toBe(true);
-    session.end();
+    connection.end();
   });
 });
 

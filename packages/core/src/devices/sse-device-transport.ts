@@ -1,5 +1,5 @@
 import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
-import { sseEvent } from '../streams/sse-format.js';
+import { sseEvent } from '../sse/format.js';
 
 /** One open `GET /device/stream`: takes framed pushes in order. */
 export interface DeviceConnection {
@@ -11,12 +11,12 @@ export interface DeviceConnection {
  * `/device/stream` connections on this instance (a device that is not connected misses
  * them, as a phone without network would; it gets a fresh snapshot when it connects).
  */
-export interface DeviceStreamHub extends DeviceTransport {
+export interface SseDeviceTransport extends DeviceTransport {
   attach(deviceId: string, connection: DeviceConnection): () => void;
   connectedDevices(): number;
 }
 
-export function createDeviceStreamHub(): DeviceStreamHub {
+export function createSseDeviceTransport(): SseDeviceTransport {
   const connections = new Map<string, Set<DeviceConnection>>();
   // One push object goes to every device of a fan-out: frame it once, and only when
   // some device is connected here.
