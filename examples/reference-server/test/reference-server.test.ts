@@ -113,7 +113,9 @@ describe('reference server', () => {
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
-    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '0' }).webhookAllowPrivate).toBe(false);
+    // Not read as off: a flag is 1 or 0.
+    expect(() => readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow('TILECAST_WEBHOOK_ALLOW_PRIVATE must be 1 (on) or 0 (off), got "yes"');
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
@@ -123,7 +125,8 @@ describe('reference server', () => {
     const env = { TILECAST_PG_CONNECT_TIMEOUT_MS: '1000', TILECAST_PG_ACQUIRE_TIMEOUT_MS: '2000', TILECAST_PG_STATEMENT_TIMEOUT_MS: '3000' };
     expect(readConfig(env).databaseDeadlines).toEqual({ connectTimeoutMs: 1000, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
     for (const name of Object.keys(env)) {
-      for (const bad of ['0', '-5', '1.5', 'soon', '1e3x']) expect(() => readConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
+      for (const bad of ['0', '-5', '1.5', 'soon', '1e3x', ' 12', '0x10', '2147483648'])
+        expect(() => readConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
     }
   });
 });
