@@ -97,6 +97,39 @@ describe('reference server', () => {
     });
   });
 
+  it('prints the tokens it generated for a seed that left them out, and only those', async () => {
+    const seedPath = join(await mkdtemp(join(tmpdir(), 'tilecast-seed-')), 'seed.json');
+    await writeFile(
+      seedPath,
+      JSON.stringify({
+        accounts: [
+          { id: 'home', devices: [{ id: 'home-phone' }, { id: 'spare-phone', token: 'dev_spare_given' }] },
+          { id: 'given', token: 'tok_given_1' },
+        ],
+      }),
+    );
+    const server = await startReferenceServer(readConfig({ PORT: '0', TILECAST_SEED: seedPath }), { info() {}, warn() {}, error() {} });
+    servers.push(server);
+    const token = /^Account "home": API token (\S+)$/m.exec(server.banner)?.[1];
+    const deviceToken = /^Device "home-phone" of "home": device token (\S+)$/m.exec(server.banner)?.[1];
+    expect(server.banner).not.toContain('tok_given_1');
+    expect(server.banner).not.toContain('dev_spare_given');
+    expect(server.banner.match(/ token /g)).toHaveLength(2);
+    // The printed tokens are the working ones: the requests pass authentication (no 401).
+    const widget = await fetch(`${server.url}/widget/lights`, {
+      method: 'PATCH',
+      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { template: 'gauge', value: 1 } }),
+    });
+    expect(widget.status, await widget.text()).toBe(404);
+    const push = await fetch(`${server.url}/device/push`, {
+      method: 'PUT',
+      headers: { authorization: `Device ${deviceToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ environment: 'sandbox', widgets: 'c3'.repeat(32) }),
+    });
+    expect(push.status, await push.text()).toBeLessThan(300);
+  });
+
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
     expect(readConfig({})).toEqual({
       port: 8080,
