@@ -4,7 +4,7 @@
  * kind of bad setting stops the start with its one line and exit code 2, no stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,18 @@ describe('a bad setting stops the start with one line and exit code 2', () => {
       ),
       stderr,
     ).toBe(true);
+    expect(code).toBe(2);
+  });
+});
+
+describe('the README', () => {
+  it('the example of a refused start is what the server prints', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const [, command, printed] = /```\n\$ (.+?) node examples\/reference-server\/dist\/main\.js\n([\s\S]*?)```/.exec(readme) ?? [];
+    expect(command, 'an example `$ VAR=value node examples/reference-server/dist/main.js` block').toBeDefined();
+    const env = Object.fromEntries(command!.split(' ').map((pair) => pair.split('=') as [string, string]));
+    const { code, stderr } = run([], env);
+    expect(stderr).toBe(printed);
     expect(code).toBe(2);
   });
 });
