@@ -13,7 +13,9 @@ fi
 
 image="tilecast-ci:$$"
 name="tilecast-ci-$$"
+build_log=""
 cleanup() {
+  [ -n "$build_log" ] && rm -f "$build_log"
   docker rm -f "$name" >/dev/null 2>&1 || true
   docker rmi -f "$image" >/dev/null 2>&1 || true
 }
@@ -24,7 +26,11 @@ fail() {
   exit 1
 }
 
-docker build --quiet -t "$image" . >/dev/null || fail "docker build failed"
+build_log=$(mktemp)
+if ! docker build -t "$image" . >"$build_log" 2>&1; then
+  tail -n 40 "$build_log" >&2
+  fail "docker build failed"
+fi
 docker run -d --name "$name" -p 127.0.0.1::8080 "$image" >/dev/null || fail "docker run failed"
 port=$(docker port "$name" 8080/tcp | head -n 1 | sed 's/.*://')
 

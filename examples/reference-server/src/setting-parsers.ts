@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 /**
  * Turns an environment variable's text (never empty: an empty value counts as unset) into
@@ -45,6 +46,24 @@ export function flag(): Parse<boolean> {
 export function text(pattern: RegExp, expected: string): Parse<string> {
   return (raw, name) => {
     if (!pattern.test(raw)) throw new SettingProblem(`${name} must be ${expected}, got "${raw}"`);
+    return raw;
+  };
+}
+
+/** One of a few words, such as a log level. */
+export function oneOf<const T extends string>(values: readonly T[]): Parse<T> {
+  return (raw, name) => {
+    if (!(values as readonly string[]).includes(raw)) throw new SettingProblem(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return raw as T;
+  };
+}
+
+/** An address to listen on: an IP address or a host name, without a port or a scheme. */
+export function host(): Parse<string> {
+  return (raw, name) => {
+    if (isIP(raw) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(raw)) {
+      throw new SettingProblem(`${name} must be an IP address or a host name (no port, no scheme), got "${raw}"`);
+    }
     return raw;
   };
 }

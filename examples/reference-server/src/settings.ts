@@ -1,4 +1,4 @@
-import { flag, httpsOrigin, integer, milliseconds, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
+import { flag, host, httpsOrigin, integer, milliseconds, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
 
 /**
  * One environment variable of the server. `default` is the text used when the variable is
@@ -28,7 +28,7 @@ const APPLE_ID = /^[A-Z0-9]{10}$/;
  */
 export const SETTINGS = {
   PORT: setting(integer(0, 65535), '8080', 'TCP port to listen on; `0` picks a free port'),
-  HOST: setting(text(/^\S+$/, 'a host name or an IP address'), '127.0.0.1', 'address to listen on; `0.0.0.0` (or `::`) for every interface, as in a container'),
+  HOST: setting(host(), '127.0.0.1', 'address to listen on; `0.0.0.0` (or `::`) for every interface, as in a container'),
   DATABASE_URL: setting(
     postgresUrl(),
     null,

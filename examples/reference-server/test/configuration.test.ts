@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { oneOf, SettingProblem } from '../src/setting-parsers.js';
 import { SETTINGS } from '../src/settings.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -86,6 +87,19 @@ describe('validation', () => {
     expect(loadConfig({ TILECAST_DATABASE_SCHEMA: 'tile-cast' }).problems).toEqual([
       'TILECAST_DATABASE_SCHEMA must be letters, digits and _ (at most 48, not starting with a digit), got "tile-cast"',
     ]);
+  });
+
+  it('HOST: an IP address or a host name, without a port or a scheme', () => {
+    for (const good of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'tilecast-a', 'api.example.com']) expect(loadConfig({ HOST: good }).config?.host).toBe(good);
+    for (const bad of ['localhost:8080', 'http://localhost', 'my host', '-x']) {
+      expect(loadConfig({ HOST: bad }).problems).toEqual([`HOST must be an IP address or a host name (no port, no scheme), got "${bad}"`]);
+    }
+  });
+
+  it('a word from a list (for settings such as a log level)', () => {
+    const level = oneOf(['debug', 'info', 'warn']);
+    expect(level('warn', 'LEVEL')).toBe('warn');
+    expect(() => level('loud', 'LEVEL')).toThrow(new SettingProblem('LEVEL must be one of debug, info, warn, got "loud"'));
   });
 
   it('an empty value counts as unset', () => {
