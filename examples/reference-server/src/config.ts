@@ -150,10 +150,11 @@ function apnsProblems(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Read by other programs of this example, not by the server: `TILECAST_URL` is where
- * `npm run apns-demo` points its curl lines. Not worth a warning.
+ * Read by the repository's other programs, not by the server, so a shell that sets them
+ * for those is not warned about: the apns-demo's and the smart-home example's server URL
+ * and token, the test suite's tool locations, the benchmarks' CPU pinning.
  */
-const READ_ELSEWHERE = new Set(['TILECAST_URL']);
+const READ_ELSEWHERE = new Set(['TILECAST_URL', 'TILECAST_TOKEN', 'TILECAST_TEST_POSTGRES', 'TILECAST_CHROMIUM', 'TILECAST_HAPROXY', 'TILECAST_BENCH_PINNED']);
 
 /** A `TILECAST_*` variable the server does not read is most likely a typo of one it does. */
 function unknownSettings(env: NodeJS.ProcessEnv): string[] {
