@@ -1,3 +1,6 @@
+import { SettingProblem } from './setting-parsers.js';
+import { SETTINGS, type SettingName, type SettingValues } from './settings.js';
+
 /** The reference deployment's settings, read from the environment (reference-deployment §7). */
 export interface ServerConfig {
   port: number;
@@ -41,26 +44,86 @@ export interface ApnsConfig {
   attributesType: string;
 }
 
+/** The configuration is invalid: `problems` holds one line per problem, all of them at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  /** Null when there is at least one problem. */
+  config: ServerConfig | null;
+  /** One line per problem: each names its variable. */
+  problems: string[];
+  /** One line per `TILECAST_*` variable the server does not know (likely a typo): it is ignored. */
+  warnings: string[];
+}
+
+/** Reads and checks every setting of {@link SETTINGS}: every problem is reported, not only the first. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SETTINGS)) {
+    // An empty value counts as unset, as `VAR= command` and compose's `VAR:` leave it.
+    const raw = env[name] || setting.default;
+    if (raw === null) {
+      values[name] = null;
+      continue;
+    }
+    try {
+      values[name] = setting.parse(raw, name);
+    } catch (error) {
+      if (!(error instanceof SettingProblem)) throw error;
+      problems.push(error.message);
+    }
+  }
+  problems.push(...apnsProblems(env));
+  const warnings = unknownSettings(env);
+  if (problems.length > 0) return { config: null, problems, warnings };
+  return { config: toServerConfig(values as SettingValues), problems, warnings };
+}
+
+/** {@link loadConfig} for callers that stop at a problem: throws a {@link ConfigError} listing them all. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const { config, problems } = loadConfig(env);
+  if (config === null) throw new ConfigError(problems);
+  return config;
+}
+
+function toServerConfig(values: SettingValues): ServerConfig {
   return {
-    port: readPort(env.PORT),
-    host: env.HOST || '127.0.0.1',
-    seedPath: env.TILECAST_SEED || null,
-    demoRotate: env.TILECAST_DEMO_ROTATE === '1',
-    databaseUrl: env.DATABASE_URL || null,
-    databaseSchema: env.TILECAST_DATABASE_SCHEMA || 'tilecast',
+    port: values.PORT,
+    host: values.HOST,
+    seedPath: values.TILECAST_SEED,
+    demoRotate: values.TILECAST_DEMO_ROTATE,
+    databaseUrl: values.DATABASE_URL,
+    databaseSchema: values.TILECAST_DATABASE_SCHEMA,
     databaseDeadlines: {
-      connectTimeoutMs: readPositiveInteger('TILECAST_PG_CONNECT_TIMEOUT_MS', env.TILECAST_PG_CONNECT_TIMEOUT_MS, 5_000),
-      acquireTimeoutMs: readPositiveInteger('TILECAST_PG_ACQUIRE_TIMEOUT_MS', env.TILECAST_PG_ACQUIRE_TIMEOUT_MS, 5_000),
-      statementTimeoutMs: readPositiveInteger('TILECAST_PG_STATEMENT_TIMEOUT_MS', env.TILECAST_PG_STATEMENT_TIMEOUT_MS, 5_000),
+      connectTimeoutMs: values.TILECAST_PG_CONNECT_TIMEOUT_MS,
+      acquireTimeoutMs: values.TILECAST_PG_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: values.TILECAST_PG_STATEMENT_TIMEOUT_MS,
     },
-    sse: {
-      pingMs: readPositiveInteger('TILECAST_SSE_PING_MS', env.TILECAST_SSE_PING_MS, 20_000),
-      lifetimeMs: readPositiveInteger('TILECAST_SSE_LIFETIME_MS', env.TILECAST_SSE_LIFETIME_MS, 900_000),
-    },
-    webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
-    shutdownGraceMs: readPositiveInteger('TILECAST_SHUTDOWN_GRACE_MS', env.TILECAST_SHUTDOWN_GRACE_MS, 10_000),
-    apns: readApns(env),
+    sse: { pingMs: values.TILECAST_SSE_PING_MS, lifetimeMs: values.TILECAST_SSE_LIFETIME_MS },
+    webhookAllowPrivate: values.TILECAST_WEBHOOK_ALLOW_PRIVATE,
+    shutdownGraceMs: values.TILECAST_SHUTDOWN_GRACE_MS,
+    apns: toApnsConfig(values),
+  };
+}
+
+/** Set when the four key settings are (checked by {@link apnsProblems}), else APNs is off. */
+function toApnsConfig(values: SettingValues): ApnsConfig | null {
+  const { TILECAST_APNS_KEY_FILE: keyFile, TILECAST_APNS_KEY_ID: keyId, TILECAST_APNS_TEAM_ID: teamId, TILECAST_APNS_BUNDLE_ID: bundleId } = values;
+  if (keyFile === null || keyId === null || teamId === null || bundleId === null) return null;
+  return {
+    keyFile,
+    keyId,
+    teamId,
+    bundleId,
+    origin: values.TILECAST_APNS_ORIGIN,
+    caFile: values.TILECAST_APNS_CA_FILE,
+    attributesType: values.TILECAST_APNS_ATTRIBUTES_TYPE,
   };
 }
 
@@ -68,46 +131,62 @@ const APNS_REQUIRED = ['TILECAST_APNS_KEY_FILE', 'TILECAST_APNS_KEY_ID', 'TILECA
 const APNS_OPTIONAL = ['TILECAST_APNS_ORIGIN', 'TILECAST_APNS_CA_FILE', 'TILECAST_APNS_ATTRIBUTES_TYPE'] as const;
 
 /** All four key settings turn APNs on; some of them, or only optional ones, is a mistake worth stopping for. */
-function readApns(env: NodeJS.ProcessEnv): ApnsConfig | null {
-  const set = (name: string) => (env[name] ?? '') !== '';
+function apnsProblems(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: SettingName) => (env[name] ?? '') !== '';
   const missing = APNS_REQUIRED.filter((name) => !set(name));
   if (missing.length === APNS_REQUIRED.length) {
     const stray = APNS_OPTIONAL.filter(set);
-    if (stray.length === 0) return null;
-    throw new Error(`${stray.join(', ')} set but APNs is off: set ${APNS_REQUIRED.join(', ')} to turn it on`);
+    return stray.length === 0 ? [] : [`${stray.join(', ')} set but APNs is off: set ${APNS_REQUIRED.join(', ')} to turn it on`];
   }
+  const problems: string[] = [];
   if (missing.length > 0) {
-    throw new Error(`APNs settings incomplete: ${missing.join(', ')} missing (set all of ${APNS_REQUIRED.join(', ')}, or none)`);
+    problems.push(`APNs settings incomplete: ${missing.join(', ')} missing (set all of ${APNS_REQUIRED.join(', ')}, or none)`);
   }
-  const origin = env.TILECAST_APNS_ORIGIN || null;
-  if (origin !== null && !/^https:\/\/[^/?#]+\/?$/.test(origin)) {
-    throw new Error(`TILECAST_APNS_ORIGIN must be an https origin such as https://127.0.0.1:8443, got "${origin}"`);
-  }
-  const caFile = env.TILECAST_APNS_CA_FILE || null;
   // The file replaces Node's CAs: with Apple's hosts every push would fail.
-  if (caFile !== null && origin === null)
-    throw new Error("TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple's hosts are checked against)");
-  return {
-    keyFile: env.TILECAST_APNS_KEY_FILE!,
-    keyId: env.TILECAST_APNS_KEY_ID!,
-    teamId: env.TILECAST_APNS_TEAM_ID!,
-    bundleId: env.TILECAST_APNS_BUNDLE_ID!,
-    origin: origin?.replace(/\/$/, '') ?? null,
-    caFile,
-    attributesType: env.TILECAST_APNS_ATTRIBUTES_TYPE || 'TilecastActivityAttributes',
-  };
+  if (set('TILECAST_APNS_CA_FILE') && !set('TILECAST_APNS_ORIGIN')) {
+    problems.push("TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple's hosts are checked against)");
+  }
+  return problems;
 }
 
-function readPort(value: string | undefined): number {
-  if (value === undefined || value === '') return 8080;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0-65535, got "${value}"`);
-  return port;
+/**
+ * Read by the repository's other programs, not by the server, so a shell that sets them
+ * for those is not warned about: the apns-demo's and the smart-home example's server URL
+ * and token, the test suite's tool locations, the benchmarks' CPU pinning.
+ */
+const READ_ELSEWHERE = new Set(['TILECAST_URL', 'TILECAST_TOKEN', 'TILECAST_TEST_POSTGRES', 'TILECAST_CHROMIUM', 'TILECAST_HAPROXY', 'TILECAST_BENCH_PINNED']);
+
+/** A `TILECAST_*` variable the server does not read is most likely a typo of one it does. */
+function unknownSettings(env: NodeJS.ProcessEnv): string[] {
+  const known = Object.keys(SETTINGS);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('TILECAST_') && !Object.hasOwn(SETTINGS, name) && !READ_ELSEWHERE.has(name))
+    .sort()
+    .map((name) => {
+      const nearest = closest(name, known);
+      return `${name} is not a setting of the reference server and is ignored${nearest === null ? '' : ` (did you mean ${nearest}?)`}`;
+    });
 }
 
-function readPositiveInteger(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${value}"`);
-  return number;
+/** The known name within a few edits of `name`, if any. */
+function closest(name: string, known: string[]): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance <= Math.max(2, Math.floor(candidate.length / 5)) && (best === null || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name ?? null;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

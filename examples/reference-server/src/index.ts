@@ -105,7 +105,26 @@ async function seed(tilecast: Tilecast, seedPath: string | null, demoRotate: boo
     return { banner: (url) => demoInstructions(url, demo), demo };
   }
   // Creates only what is missing: what the app and the API changed survives a restart.
-  const result = await tilecast.loadSeed(JSON.parse(await readFile(seedPath, 'utf8')));
+  const file = JSON.parse(await readFile(seedPath, 'utf8'));
+  const result = await tilecast.loadSeed(file);
   const accounts = result.accounts.map((a) => `${a.id} (${a.created ? 'created' : 'exists, left as it is'})`).join(', ');
-  return { banner: () => `Loaded ${seedPath}: accounts ${accounts}`, demo: null };
+  const generated = generatedTokens(file, result);
+  return { banner: () => [`Loaded ${seedPath}: accounts ${accounts}`, ...generated].join('\n'), demo: null };
+}
+
+/**
+ * The tokens generated now for what the seed created without one: printed once, as they
+ * are stored hashed (the instance that created the record prints them; the others find
+ * it existing). Tokens the file gives are not repeated in the log.
+ */
+function generatedTokens(file: unknown, result: Awaited<ReturnType<Tilecast['loadSeed']>>): string[] {
+  const given = new Set<string>();
+  for (const account of (file as { accounts?: { token?: string; devices?: { token?: string }[] }[] }).accounts ?? []) {
+    if (account.token !== undefined) given.add(account.token);
+    for (const device of account.devices ?? []) if (device.token !== undefined) given.add(device.token);
+  }
+  return [
+    ...result.accounts.filter((a) => a.token !== null && !given.has(a.token)).map((a) => `Account "${a.id}": API token ${a.token}`),
+    ...result.devices.filter((d) => d.token !== null && !given.has(d.token)).map((d) => `Device "${d.id}" of "${d.account}": device token ${d.token}`),
+  ];
 }

@@ -1,6 +1,10 @@
 import { consoleLogger } from '@tilecast/core';
-import { readConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { helpText } from './help.js';
 import { startReferenceServer } from './index.js';
+
+/** Exit code of a refused configuration or command line (1 is a failed start or shutdown). */
+const EXIT_USAGE = 2;
 
 /**
  * `node examples/reference-server/dist/main.js` (what `npm start` runs, through `exec` so
@@ -8,8 +12,27 @@ import { startReferenceServer } from './index.js';
  * gracefully and exit 0.
  */
 async function main(): Promise<void> {
-  const config = readConfig();
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(helpText());
+    return;
+  }
+  if (args.length > 0) {
+    console.error(`unknown argument ${args[0]}: the server takes only --help; it is configured by environment variables`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
   const logger = consoleLogger;
+  const { config, problems, warnings } = loadConfig(process.env);
+  for (const warning of warnings) logger.warn(warning);
+  if (config === null) {
+    for (const problem of problems) console.error(problem);
+    console.error(
+      `Tilecast reference server not started: ${problems.length === 1 ? 'a configuration problem' : `${problems.length} configuration problems`} (--help lists every setting)`,
+    );
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
   const server = await startReferenceServer(config, logger);
   console.log(`Tilecast reference server listening on ${server.url}`);
   console.log(server.banner);

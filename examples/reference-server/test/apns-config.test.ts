@@ -1,8 +1,18 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../src/config.js';
+import { loadConfig, readConfig } from '../src/config.js';
+
+// The files must exist (they are checked at start); their content is checked when the server starts.
+const dir = mkdtempSync(join(tmpdir(), 'tilecast-apns-config-'));
+const KEY_FILE = join(dir, 'AuthKey_KEY1234567.p8');
+const CA_FILE = join(dir, 'ca.pem');
+writeFileSync(KEY_FILE, 'key');
+writeFileSync(CA_FILE, 'ca');
 
 const FOUR = {
-  TILECAST_APNS_KEY_FILE: '/keys/AuthKey_KEY1234567.p8',
+  TILECAST_APNS_KEY_FILE: KEY_FILE,
   TILECAST_APNS_KEY_ID: 'KEY1234567',
   TILECAST_APNS_TEAM_ID: 'TEAM123456',
   TILECAST_APNS_BUNDLE_ID: 'com.example.app',
@@ -16,7 +26,7 @@ describe('APNs settings (real-devices §3)', () => {
 
   it("all four set: on, with Apple's hosts and the default attributes-type", () => {
     expect(readConfig(FOUR).apns).toEqual({
-      keyFile: '/keys/AuthKey_KEY1234567.p8',
+      keyFile: KEY_FILE,
       keyId: 'KEY1234567',
       teamId: 'TEAM123456',
       bundleId: 'com.example.app',
@@ -30,33 +40,26 @@ describe('APNs settings (real-devices §3)', () => {
     const config = readConfig({
       ...FOUR,
       TILECAST_APNS_ORIGIN: 'https://127.0.0.1:8443/',
-      TILECAST_APNS_CA_FILE: '/tmp/ca.pem',
+      TILECAST_APNS_CA_FILE: CA_FILE,
       TILECAST_APNS_ATTRIBUTES_TYPE: 'MyAttributes',
     });
-    expect(config.apns).toMatchObject({ origin: 'https://127.0.0.1:8443', caFile: '/tmp/ca.pem', attributesType: 'MyAttributes' });
+    expect(config.apns).toMatchObject({ origin: 'https://127.0.0.1:8443', caFile: CA_FILE, attributesType: 'MyAttributes' });
   });
 
   it('some but not all of the four: one line naming the missing ones', () => {
     const { TILECAST_APNS_TEAM_ID: _team, TILECAST_APNS_BUNDLE_ID: _bundle, ...two } = FOUR;
-    expect(() => readConfig(two)).toThrow(
-      new Error(
-        'APNs settings incomplete: TILECAST_APNS_TEAM_ID, TILECAST_APNS_BUNDLE_ID missing (set all of TILECAST_APNS_KEY_FILE, TILECAST_APNS_KEY_ID, TILECAST_APNS_TEAM_ID, TILECAST_APNS_BUNDLE_ID, or none)',
-      ),
-    );
+    expect(loadConfig(two).problems).toEqual([
+      'APNs settings incomplete: TILECAST_APNS_TEAM_ID, TILECAST_APNS_BUNDLE_ID missing (set all of TILECAST_APNS_KEY_FILE, TILECAST_APNS_KEY_ID, TILECAST_APNS_TEAM_ID, TILECAST_APNS_BUNDLE_ID, or none)',
+    ]);
+    expect(() => readConfig(two)).toThrow(/^APNs settings incomplete: TILECAST_APNS_TEAM_ID, TILECAST_APNS_BUNDLE_ID missing \(/);
     // An empty value counts as missing.
     expect(() => readConfig({ ...FOUR, TILECAST_APNS_KEY_FILE: '' })).toThrow(/^APNs settings incomplete: TILECAST_APNS_KEY_FILE missing \(/);
-    for (const name of Object.keys(FOUR)) {
-      const message = (() => {
-        try {
-          readConfig({ [name]: 'x' });
-        } catch (error) {
-          return (error as Error).message;
-        }
-        return 'no error';
-      })();
-      expect(message).toMatch(/^APNs settings incomplete: /);
-      expect(message).not.toContain('\n');
-      for (const other of Object.keys(FOUR)) expect(message.split(' missing')[0]!.includes(other)).toBe(other !== name);
+    // One of the four alone: one line, naming the three others.
+    for (const [name, value] of Object.entries(FOUR)) {
+      const { problems } = loadConfig({ [name]: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^APNs settings incomplete: /);
+      for (const other of Object.keys(FOUR)) expect(problems[0]!.split(' missing')[0]!.includes(other)).toBe(other !== name);
     }
   });
 
@@ -72,6 +75,26 @@ describe('APNs settings (real-devices §3)', () => {
         `TILECAST_APNS_ORIGIN must be an https origin such as https://127.0.0.1:8443, got "${origin}"`,
       );
     }
-    expect(() => readConfig({ ...FOUR, TILECAST_APNS_CA_FILE: '/tmp/ca.pem' })).toThrow(/^TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN/);
+    expect(() => readConfig({ ...FOUR, TILECAST_APNS_CA_FILE: CA_FILE })).toThrow(/^TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN/);
+  });
+
+  it('each value is checked: files exist, Apple ids have 10 characters, a bundle id', () => {
+    const { problems } = loadConfig({
+      TILECAST_APNS_KEY_FILE: join(dir, 'missing.p8'),
+      TILECAST_APNS_KEY_ID: 'key1',
+      TILECAST_APNS_TEAM_ID: 'TEAM 12345',
+      TILECAST_APNS_BUNDLE_ID: 'com.example app',
+      TILECAST_APNS_ATTRIBUTES_TYPE: 'My Attributes',
+      TILECAST_APNS_ORIGIN: 'https://127.0.0.1:8443',
+      TILECAST_APNS_CA_FILE: dir,
+    });
+    expect(problems).toEqual([
+      `TILECAST_APNS_KEY_FILE names a file that cannot be read: ${join(dir, 'missing.p8')} (no such file)`,
+      'TILECAST_APNS_KEY_ID must be the 10-character key id Apple shows (A-Z, 0-9), got "key1"',
+      'TILECAST_APNS_TEAM_ID must be the 10-character team id Apple shows (A-Z, 0-9), got "TEAM 12345"',
+      'TILECAST_APNS_BUNDLE_ID must be a bundle id such as com.example.app, got "com.example app"',
+      'TILECAST_APNS_ATTRIBUTES_TYPE must be a Swift type name, got "My Attributes"',
+      `TILECAST_APNS_CA_FILE must name a file, ${dir} is a directory`,
+    ]);
   });
 });

@@ -97,6 +97,39 @@ describe('reference server', () => {
     });
   });
 
+  it('prints the tokens it generated for a seed that left them out, and only those', async () => {
+    const seedPath = join(await mkdtemp(join(tmpdir(), 'tilecast-seed-')), 'seed.json');
+    await writeFile(
+      seedPath,
+      JSON.stringify({
+        accounts: [
+          { id: 'home', devices: [{ id: 'home-phone' }, { id: 'spare-phone', token: 'dev_spare_given' }] },
+          { id: 'given', token: 'tok_given_1' },
+        ],
+      }),
+    );
+    const server = await startReferenceServer(readConfig({ PORT: '0', TILECAST_SEED: seedPath }), { info() {}, warn() {}, error() {} });
+    servers.push(server);
+    const token = /^Account "home": API token (\S+)$/m.exec(server.banner)?.[1];
+    const deviceToken = /^Device "home-phone" of "home": device token (\S+)$/m.exec(server.banner)?.[1];
+    expect(server.banner).not.toContain('tok_given_1');
+    expect(server.banner).not.toContain('dev_spare_given');
+    expect(server.banner.match(/ token /g)).toHaveLength(2);
+    // The printed tokens are the working ones: the requests pass authentication (no 401).
+    const widget = await fetch(`${server.url}/widget/lights`, {
+      method: 'PATCH',
+      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { template: 'gauge', value: 1 } }),
+    });
+    expect(widget.status, await widget.text()).toBe(404);
+    const push = await fetch(`${server.url}/device/push`, {
+      method: 'PUT',
+      headers: { authorization: `Device ${deviceToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ environment: 'sandbox', widgets: 'c3'.repeat(32) }),
+    });
+    expect(push.status, await push.text()).toBeLessThan(300);
+  });
+
   it('reads PORT and HOST with defaults, and refuses a bad PORT', () => {
     expect(readConfig({})).toEqual({
       port: 8080,
@@ -113,7 +146,9 @@ describe('reference server', () => {
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
-    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' }).webhookAllowPrivate).toBe(false);
+    expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '0' }).webhookAllowPrivate).toBe(false);
+    // Not read as off: a flag is 1 or 0.
+    expect(() => readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow('TILECAST_WEBHOOK_ALLOW_PRIVATE must be 1 (on) or 0 (off), got "yes"');
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
@@ -123,7 +158,8 @@ describe('reference server', () => {
     const env = { TILECAST_PG_CONNECT_TIMEOUT_MS: '1000', TILECAST_PG_ACQUIRE_TIMEOUT_MS: '2000', TILECAST_PG_STATEMENT_TIMEOUT_MS: '3000' };
     expect(readConfig(env).databaseDeadlines).toEqual({ connectTimeoutMs: 1000, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
     for (const name of Object.keys(env)) {
-      for (const bad of ['0', '-5', '1.5', 'soon', '1e3x']) expect(() => readConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
+      for (const bad of ['0', '-5', '1.5', 'soon', '1e3x', ' 12', '0x10', '2147483648'])
+        expect(() => readConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
     }
   });
 });

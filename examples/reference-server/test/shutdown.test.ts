@@ -152,9 +152,10 @@ describe('graceful shutdown of the built server', () => {
   it('TILECAST_SHUTDOWN_GRACE_MS is validated like the other settings', () => {
     expect(readConfig({}).shutdownGraceMs).toBe(10_000);
     expect(readConfig({ TILECAST_SHUTDOWN_GRACE_MS: '2500' }).shutdownGraceMs).toBe(2500);
-    for (const bad of ['0', '-1', '1.5', 'soon']) {
+    // Past 2^31 - 1 ms a Node timer fires at once: such a grace period would cut everything.
+    for (const bad of ['0', '-1', '1.5', 'soon', '2147483648']) {
       expect(() => readConfig({ TILECAST_SHUTDOWN_GRACE_MS: bad })).toThrow(
-        `TILECAST_SHUTDOWN_GRACE_MS must be a positive integer (milliseconds), got "${bad}"`,
+        `TILECAST_SHUTDOWN_GRACE_MS must be a positive integer (milliseconds, at most 2147483647), got "${bad}"`,
       );
     }
   });

@@ -1,0 +1,94 @@
+import { flag, host, httpsOrigin, integer, milliseconds, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
+
+/**
+ * One environment variable of the server. `default` is the text used when the variable is
+ * unset or empty (it goes through `parse` like a value that was set), or null when unset
+ * means "off". `description` is Markdown: `--help` prints it and the README's table must
+ * repeat it word for word (a test compares them).
+ */
+export interface Setting<T, D extends string | null = string | null> {
+  parse: Parse<T>;
+  default: D;
+  description: string;
+}
+
+function setting<T>(parse: Parse<T>, fallback: string, description: string): Setting<T, string>;
+function setting<T>(parse: Parse<T>, fallback: null, description: string): Setting<T, null>;
+function setting<T>(parse: Parse<T>, fallback: string | null, description: string): Setting<T> {
+  return { parse, default: fallback, description };
+}
+
+const APPLE_ID = /^[A-Z0-9]{10}$/;
+
+/**
+ * Every environment variable the reference server reads, in the order `--help` and the
+ * README list them. Adding one is one line here; then read it in `readConfig` as
+ * `values.NAME` and add its row to the README's table (test/configuration.test.ts prints
+ * the rows it expects).
+ */
+export const SETTINGS = {
+  PORT: setting(integer(0, 65535), '8080', 'TCP port to listen on; `0` picks a free port'),
+  HOST: setting(host(), '127.0.0.1', 'address to listen on; `0.0.0.0` (or `::`) for every interface, as in a container'),
+  DATABASE_URL: setting(
+    postgresUrl(),
+    null,
+    'PostgreSQL storage, `postgres://user:password@host:5432/database`, shared by every instance; migrations applied at start; unset: in memory, lost on exit',
+  ),
+  TILECAST_DATABASE_SCHEMA: setting(
+    // The rule of @tilecast/storage-postgres's schema names, checked here so it is reported with the others.
+    text(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/, 'letters, digits and _ (at most 48, not starting with a digit)'),
+    'tilecast',
+    "the PostgreSQL schema of Tilecast's tables",
+  ),
+  TILECAST_PG_CONNECT_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for opening a PostgreSQL connection'),
+  TILECAST_PG_ACQUIRE_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for getting a pooled connection (waiting included)'),
+  TILECAST_PG_STATEMENT_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for each statement (also sent to the server as `statement_timeout`)'),
+  TILECAST_SEED: setting(
+    readableFile(),
+    null,
+    'a seed file to load at start (creates only what is missing, see "Seed file"); unset: the demo account, created once',
+  ),
+  TILECAST_DEMO_ROTATE: setting(flag(), '0', '`1`: without a seed, issue new tokens for an existing demo account and phone at start, and print them'),
+  TILECAST_SSE_PING_MS: setting(milliseconds(), '20000', "heartbeat of `/events` and `/device/stream`; keep it below the load balancer's read timeout"),
+  TILECAST_SSE_LIFETIME_MS: setting(milliseconds(), '900000', 'the server closes streams after this long (clients reconnect)'),
+  TILECAST_WEBHOOK_ALLOW_PRIVATE: setting(
+    flag(),
+    '0',
+    "`1`: tests only, webhooks may target loopback/private addresses (still `https://`, port 443); a warning is logged. Trust a test receiver's CA with `NODE_EXTRA_CA_CERTS`",
+  ),
+  TILECAST_SHUTDOWN_GRACE_MS: setting(
+    milliseconds(),
+    '10000',
+    'on SIGTERM/SIGINT, how long requests in flight, device pushes and webhook deliveries get before they are cut',
+  ),
+  TILECAST_APNS_KEY_FILE: setting(readableFile(), null, 'APNs: path of the `.p8` signing key (an EC P-256 key, checked at start)'),
+  TILECAST_APNS_KEY_ID: setting(text(APPLE_ID, 'the 10-character key id Apple shows (A-Z, 0-9)'), null, "APNs: the key's id (the JWT's `kid`)"),
+  TILECAST_APNS_TEAM_ID: setting(
+    text(APPLE_ID, 'the 10-character team id Apple shows (A-Z, 0-9)'),
+    null,
+    "APNs: the Apple Developer team id (the JWT's `iss`)",
+  ),
+  TILECAST_APNS_BUNDLE_ID: setting(
+    text(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, 'a bundle id such as com.example.app'),
+    null,
+    "APNs: the app's bundle id (topics `<bundle id>.push-type.liveactivity` and `.push-type.widgets`)",
+  ),
+  TILECAST_APNS_ATTRIBUTES_TYPE: setting(
+    text(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a Swift type name'),
+    'TilecastActivityAttributes',
+    "APNs: the `attributes-type` of Live Activity start pushes: your app's `ActivityAttributes` type",
+  ),
+  TILECAST_APNS_ORIGIN: setting(
+    httpsOrigin(),
+    null,
+    "APNs, tests and demos only: an `https://` origin that replaces Apple's hosts (`api.push.apple.com`, `api.sandbox.push.apple.com`); a warning is logged",
+  ),
+  TILECAST_APNS_CA_FILE: setting(readableFile(), null, "APNs: PEM file of the CAs to trust for `TILECAST_APNS_ORIGIN` (only with it) instead of Node's"),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** What each setting reads as: its parser's type, or null when it has no default and is unset. */
+export type SettingValues = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends Setting<infer T, infer D> ? (D extends null ? T | null : T) : never;
+};
