@@ -34,7 +34,9 @@ export function openDatabase(settings: DatabaseSettings): Database {
     } catch (error) {
       // Before any I/O, only the settings can be wrong: the schema name.
       void pool.end();
-      throw usageError(`invalid schema "${settings.schema}": ${error instanceof Error ? error.message.replace(/^@tilecast\/storage-postgres: /, '') : String(error)}`);
+      throw usageError(
+        `invalid schema "${settings.schema}": ${error instanceof Error ? error.message.replace(/^@tilecast\/storage-postgres: /, '') : String(error)}`,
+      );
     }
     opened = { pool, storage };
     return opened;
@@ -47,7 +49,9 @@ export function openDatabase(settings: DatabaseSettings): Database {
       const version = await readSchemaVersion(pool, { schema: settings.schema });
       if (version < LATEST_VERSION) {
         const state = version === 0 ? 'has no Tilecast tables' : `is at version ${version}, this CLI needs ${LATEST_VERSION}`;
-        throw usageError(`schema "${settings.schema}" at ${settings.where} ${state}: run \`tilecast migrate\` first (or check --schema / TILECAST_DATABASE_SCHEMA)`);
+        throw usageError(
+          `schema "${settings.schema}" at ${settings.where} ${state}: run \`tilecast migrate\` first (or check --schema / TILECAST_DATABASE_SCHEMA)`,
+        );
       }
       return createManagementApi(storage);
     },

@@ -42,6 +42,7 @@ export function reportOf(error: unknown, where: string): { message: string; exit
     return { message: `PostgreSQL at ${where} is unavailable: ${message.replace(/^PostgreSQL unavailable: /, '')}`, exitCode: EXIT.unavailable };
   }
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && REFUSED_SETTINGS.test(code)) return { message: `PostgreSQL at ${where} refused the connection: ${message}`, exitCode: EXIT.usage };
+  if (typeof code === 'string' && REFUSED_SETTINGS.test(code))
+    return { message: `PostgreSQL at ${where} refused the connection: ${message}`, exitCode: EXIT.usage };
   return { message, exitCode: EXIT.failed };
 }

@@ -84,7 +84,10 @@ function usageLine(command: Command): string {
 }
 
 function optionLines(options: Record<string, { value?: string; help: string }>, title: string): string {
-  const rows = Object.entries(options).map(([name, option]) => [`${name === 'help' ? '-h, ' : ''}--${name}${option.value ? ` ${option.value}` : ''}`, option.help]);
+  const rows = Object.entries(options).map(([name, option]) => [
+    `${name === 'help' ? '-h, ' : ''}--${name}${option.value ? ` ${option.value}` : ''}`,
+    option.help,
+  ]);
   const width = Math.max(24, ...rows.map(([flag]) => flag!.length + 2));
   return [title, ...rows.map(([flag, help]) => `  ${flag!.padEnd(width)}${help}`)].join('\n');
 }

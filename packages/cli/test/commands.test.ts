@@ -50,7 +50,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
   });
 
   it('every command but migrate refuses a schema that is not migrated, and creates nothing', async () => {
-    await expectFailure(['accounts', 'list'], 2, new RegExp(`schema "${schema}" at 127\\.0\\.0\\.1:5432/\\S+ has no Tilecast tables: run \`tilecast migrate\` first`));
+    await expectFailure(
+      ['accounts', 'list'],
+      2,
+      new RegExp(`schema "${schema}" at 127\\.0\\.0\\.1:5432/\\S+ has no Tilecast tables: run \`tilecast migrate\` first`),
+    );
     await expectFailure(['accounts', 'create', 'acme'], 2, /has no Tilecast tables/);
     const { rows } = await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     expect(rows).toEqual([]);
@@ -59,7 +63,9 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
   it('migrate creates the tables, then finds nothing to do (text and --json)', async () => {
     const first = await cli('migrate');
     expect(first.code).toBe(0);
-    expect(first.stdout).toBe(`Schema ${schema}: applied migration ${Array.from({ length: LATEST_VERSION }, (_, i) => i + 1).join(', ')}; now at version ${LATEST_VERSION}.\n`);
+    expect(first.stdout).toBe(
+      `Schema ${schema}: applied migration ${Array.from({ length: LATEST_VERSION }, (_, i) => i + 1).join(', ')}; now at version ${LATEST_VERSION}.\n`,
+    );
     expect(await cliJson('migrate')).toEqual({ schema, applied: [], version: LATEST_VERSION });
     expect((await cli('migrate')).stdout).toBe(`Schema ${schema} is up to date (version ${LATEST_VERSION}).\n`);
   });
@@ -94,7 +100,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
 
   it('accounts create refuses an existing account (exit 1) and leaves it as it is; an invalid id or quota is exit 2', async () => {
     const before = await store.getAccount('acme');
-    await expectFailure(['accounts', 'create', 'acme', '--quota', '9'], 1, /^tilecast accounts create: account "acme" already exists \(left as it is; `tilecast tokens rotate acme` issues a new token\)$/m);
+    await expectFailure(
+      ['accounts', 'create', 'acme', '--quota', '9'],
+      1,
+      /^tilecast accounts create: account "acme" already exists \(left as it is; `tilecast tokens rotate acme` issues a new token\)$/m,
+    );
     expect(await store.getAccount('acme')).toEqual(before);
     await expectFailure(['accounts', 'create', 'bad id'], 2, /createAccountIfAbsent: id: must be 1-64 characters/);
     await expectFailure(['accounts', 'create', 'big', '--quota', '10001'], 2, /activityQuota: Invalid value: Expected <=10000 but received 10001/);
@@ -175,7 +185,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     expect(await store.getActivity('acme', 'deploy')).toMatchObject({ template: 'generic', dismissalDelayS: 600 });
     expect((await store.listActivities('acme')).map((a) => a.slug)).toEqual(['build', 'deploy']);
 
-    await expectFailure(['activities', 'create', 'acme', 'build', '--template', 'generic'], 1, /account "acme" already has an activity "build" \(left as it is\)/);
+    await expectFailure(
+      ['activities', 'create', 'acme', 'build', '--template', 'generic'],
+      1,
+      /account "acme" already has an activity "build" \(left as it is\)/,
+    );
     expect((await store.getActivity('acme', 'build'))?.template).toBe('progress');
     await expectFailure(['activities', 'create', 'nobody', 'build', '--template', 'progress'], 1, /^tilecast activities create: no account "nobody"$/m);
     await expectFailure(['activities', 'create', 'acme', 'late', '--template', 'progress', '--dismissal-delay', '14401'], 2, /dismissalDelayS: Invalid value/);
@@ -218,7 +232,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     expect(await store.getDevice('acme-phone')).toEqual({ id: 'acme-phone', accountId: 'acme', tokenHash: expect.any(String) });
 
     const before = await store.getDevice('guest-phone');
-    await expectFailure(['devices', 'register', 'acme', 'guest-phone'], 1, /^tilecast devices register: device "guest-phone" already exists \(left as it is\)$/m);
+    await expectFailure(
+      ['devices', 'register', 'acme', 'guest-phone'],
+      1,
+      /^tilecast devices register: device "guest-phone" already exists \(left as it is\)$/m,
+    );
     expect(await store.getDevice('guest-phone')).toEqual(before);
     await expectFailure(['devices', 'register', 'nobody', 'x-phone'], 1, /no account "nobody"/);
 
@@ -229,12 +247,22 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
 
   it('widgets share and unshare', async () => {
     expect((await cli('widgets', 'share', 'acme', 'lights', 'guest-phone')).stdout).toBe('Shared widget acme/lights with device guest-phone.\n');
-    expect(await cliJson('widgets', 'share', 'acme', 'lights', 'guest-phone')).toEqual({ account: 'acme', slug: 'lights', device: 'guest-phone', shared: true });
+    expect(await cliJson('widgets', 'share', 'acme', 'lights', 'guest-phone')).toEqual({
+      account: 'acme',
+      slug: 'lights',
+      device: 'guest-phone',
+      shared: true,
+    });
     expect(await store.listWidgetShares('acme', 'lights')).toEqual(['guest-phone']);
     await expectFailure(['widgets', 'share', 'acme', 'nope', 'guest-phone'], 1, /^tilecast widgets share: no widget "acme\/nope"$/m);
     await expectFailure(['widgets', 'share', 'acme', 'lights', 'nope'], 1, /^tilecast widgets share: no device "nope"$/m);
 
-    expect(await cliJson('widgets', 'unshare', 'acme', 'lights', 'guest-phone')).toEqual({ account: 'acme', slug: 'lights', device: 'guest-phone', shared: false });
+    expect(await cliJson('widgets', 'unshare', 'acme', 'lights', 'guest-phone')).toEqual({
+      account: 'acme',
+      slug: 'lights',
+      device: 'guest-phone',
+      shared: false,
+    });
     expect(await store.listWidgetShares('acme', 'lights')).toEqual([]);
     await expectFailure(['widgets', 'unshare', 'acme', 'lights', 'guest-phone'], 1, /widget "acme\/lights" is not shared with device "guest-phone"/);
   });
@@ -293,7 +321,10 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     await expectFailure(['seed', 'apply', join(dir, 'absent.json')], 2, /cannot read the seed file .*absent\.json: ENOENT/);
     await writeFile(join(dir, 'invalid.json'), JSON.stringify({ accounts: [{ id: 'x', colour: 'red' }] }));
     await expectFailure(['seed', 'apply', join(dir, 'invalid.json')], 2, /seed file: accounts\.0\.colour: Invalid key/);
-    await writeFile(join(dir, 'dangling.json'), JSON.stringify({ accounts: [{ id: 'acme', widgets: [{ slug: 'lights', template: 'gauge', shared_with: ['ghost'] }] }] }));
+    await writeFile(
+      join(dir, 'dangling.json'),
+      JSON.stringify({ accounts: [{ id: 'acme', widgets: [{ slug: 'lights', template: 'gauge', shared_with: ['ghost'] }] }] }),
+    );
     await expectFailure(['seed', 'apply', join(dir, 'dangling.json')], 1, /^tilecast seed apply: no device "ghost"$/m);
   });
 

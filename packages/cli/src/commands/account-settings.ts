@@ -3,15 +3,18 @@ import { ACCOUNT, shownOnce, wholeNumber } from './shared.js';
 
 export const tokensRotate = defineCommand({
   words: ['tokens', 'rotate'],
-  summary: "issue a new API token for an account (printed once); the old one stops working",
+  summary: 'issue a new API token for an account (printed once); the old one stops working',
   description:
-    "Issues a new API token for the account and prints it: the only time it is shown. The old token stops working at once (open event streams authenticated with it end within seconds).",
+    'Issues a new API token for the account and prints it: the only time it is shown. The old token stops working at once (open event streams authenticated with it end within seconds).',
   arguments: [ACCOUNT],
   options: {},
   examples: ['tokens rotate acme'],
   async run({ args }, database) {
     const token = await (await database.management()).rotateToken(args.account!);
-    return { json: { account: args.account, token }, text: `Rotated the API token of ${args.account}; the old one no longer works.\n${shownOnce('API token', token)}` };
+    return {
+      json: { account: args.account, token },
+      text: `Rotated the API token of ${args.account}; the old one no longer works.\n${shownOnce('API token', token)}`,
+    };
   },
 });
 

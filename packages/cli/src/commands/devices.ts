@@ -6,7 +6,7 @@ export const devicesRegister = defineCommand({
   words: ['devices', 'register'],
   summary: 'register a device of an account and print its device token (once)',
   description:
-    "Registers a device (a phone of the account) and prints its device token, which the app sends as `Authorization: Device <token>`. It is stored hashed: this is the only time it is shown. An existing device id (of any account) is never changed: the command fails instead (`devices remove` it first for a new token).",
+    'Registers a device (a phone of the account) and prints its device token, which the app sends as `Authorization: Device <token>`. It is stored hashed: this is the only time it is shown. An existing device id (of any account) is never changed: the command fails instead (`devices remove` it first for a new token).',
   arguments: [ACCOUNT, DEVICE],
   options: {},
   examples: ['devices register acme acme-phone'],

@@ -16,7 +16,10 @@ export const widgetsCreate = defineCommand({
     'stale-after': { value: '<seconds>', help: 'content older than this is shown as stale, 60-604800; default never' },
     privacy: { value: '<privacy>', help: 'visible or hidden_when_locked; default visible', choices: PRIVACY },
   },
-  examples: ['widgets create acme lights --template switchboard', 'widgets create acme boiler --template gauge --stale-after 3600 --privacy hidden_when_locked'],
+  examples: [
+    'widgets create acme lights --template switchboard',
+    'widgets create acme boiler --template gauge --stale-after 3600 --privacy hidden_when_locked',
+  ],
   async run({ args, options }, database) {
     const template = options.template as (typeof widgetTemplateNames)[number];
     const staleAfter = options['stale-after'] === undefined ? null : wholeNumber(options['stale-after'], '--stale-after');
@@ -45,13 +48,16 @@ export const widgetsDelete = defineCommand({
 export const widgetsShare = defineCommand({
   words: ['widgets', 'share'],
   summary: "show a widget on another account's device",
-  description: "Shares a widget with a device of another account: the device shows it and may press its tiles. Sharing again changes nothing.",
+  description: 'Shares a widget with a device of another account: the device shows it and may press its tiles. Sharing again changes nothing.',
   arguments: [ACCOUNT, SLUG, DEVICE],
   options: {},
   examples: ['widgets share acme lights guest-phone'],
   async run({ args }, database) {
     await (await database.management()).shareWidget(args.account!, args.slug!, args.device!);
-    return { json: { account: args.account, slug: args.slug, device: args.device, shared: true }, text: `Shared widget ${args.account}/${args.slug} with device ${args.device}.` };
+    return {
+      json: { account: args.account, slug: args.slug, device: args.device, shared: true },
+      text: `Shared widget ${args.account}/${args.slug} with device ${args.device}.`,
+    };
   },
 });
 
@@ -65,6 +71,9 @@ export const widgetsUnshare = defineCommand({
     if (!(await (await database.management()).unshareWidget(args.account!, args.slug!, args.device!))) {
       throw failure(`widget "${args.account}/${args.slug}" is not shared with device "${args.device}"`);
     }
-    return { json: { account: args.account, slug: args.slug, device: args.device, shared: false }, text: `Widget ${args.account}/${args.slug} is no longer shared with device ${args.device}.` };
+    return {
+      json: { account: args.account, slug: args.slug, device: args.device, shared: false },
+      text: `Widget ${args.account}/${args.slug} is no longer shared with device ${args.device}.`,
+    };
   },
 });
