@@ -60,6 +60,19 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     expect(rows).toEqual([]);
   });
 
+  it('a database that does not exist is a configuration error (exit 2), named without the password', async () => {
+    const url = new URL(DATABASE_URL!);
+    url.pathname = '/tilecast_no_such_database';
+    url.password = 's3cret';
+    const run = await tilecast(['accounts', 'list'], { DATABASE_URL: url.toString() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^tilecast accounts list: PostgreSQL at \S+\/tilecast_no_such_database refused the connection: .*tilecast_no_such_database.*\n$/,
+    );
+    expect(run.stderr).not.toContain('s3cret');
+  });
+
   it('migrate creates the tables, then finds nothing to do (text and --json)', async () => {
     const first = await cli('migrate');
     expect(first.code).toBe(0);

@@ -2,9 +2,14 @@
  * `tilecast` without a database: help for every command, and the usage and configuration
  * errors (one line on stderr, nothing on stdout, exit code 2), which never connect.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/commands/index.js';
 import { requireBuild, tilecast } from './support.js';
+
+/** What `npx tilecast` runs at the repository root: the bin npm linked for the workspace. */
+const LINKED_BIN = fileURLToPath(new URL('../../../node_modules/.bin/tilecast', import.meta.url));
 
 /** Nothing listens on port 1 of the loopback: a connection is refused at once. */
 const UNREACHABLE = 'postgres://postgres@127.0.0.1:1/test';
@@ -42,6 +47,13 @@ describe('tilecast --help', () => {
       expect(stdout).toContain('--json');
       expect(stdout).toContain(`Example:\n  tilecast ${name}`);
     });
+  });
+
+  it('runs as the workspace bin `npx tilecast` uses (linked by npm install, executable, with its shebang)', async () => {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(LINKED_BIN, ['--help'], { env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 }, (error, out) => (error ? reject(error) : resolve(out))),
+    );
+    expect(stdout).toMatch(/^Usage: tilecast <command>/);
   });
 
   it('a group lists its actions (`tilecast accounts --help`, `tilecast help widgets`)', async () => {

@@ -47,7 +47,11 @@ describe('UnknownRecordError', () => {
 
   it('shareWidget says whether the widget or the device is missing', async () => {
     const management = await setUp();
-    expect(await rejection(management.shareWidget('acme', 'nope', 'guest-phone'))).toMatchObject({ record: 'widget', id: 'acme/nope', message: 'no widget "acme/nope"' });
+    expect(await rejection(management.shareWidget('acme', 'nope', 'guest-phone'))).toMatchObject({
+      record: 'widget',
+      id: 'acme/nope',
+      message: 'no widget "acme/nope"',
+    });
     expect(await rejection(management.shareWidget('nobody', 'lights', 'guest-phone'))).toMatchObject({ record: 'widget', id: 'nobody/lights' });
     expect(await rejection(management.shareWidget('acme', 'lights', 'ghost'))).toMatchObject({ record: 'device', id: 'ghost', message: 'no device "ghost"' });
     await management.shareWidget('acme', 'lights', 'guest-phone');
@@ -58,7 +62,9 @@ describe('UnknownRecordError', () => {
     const error = await rejection(management.createAccount({ id: 'bad id', activityQuota: 10_001 }));
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect(error).not.toBeInstanceOf(UnknownRecordError);
-    expect((error as Error).message).toMatch(/^createAccount: id: must be 1-64 characters .*; activityQuota: Invalid value: Expected <=10000 but received 10001$/);
+    expect((error as Error).message).toMatch(
+      /^createAccount: id: must be 1-64 characters .*; activityQuota: Invalid value: Expected <=10000 but received 10001$/,
+    );
     expect(((await rejection(management.setActivityQuota('acme', -1))) as Error).message).toBe('setActivityQuota: Invalid value: Expected >=0 but received -1');
   });
 });
@@ -82,7 +88,9 @@ describe('listAccounts', () => {
     for (let i = 0; i < MAX_ACCOUNT_PAGE + 1; i += 1) await management.createAccount({ id: `a${String(i).padStart(4, '0')}` });
     const first = await management.listAccounts();
     expect(first).toHaveLength(MAX_ACCOUNT_PAGE);
-    expect(await management.listAccounts({ after: first[first.length - 1]!.id })).toEqual([{ id: `a${String(MAX_ACCOUNT_PAGE).padStart(4, "0")}`, subscription: 'active', activityQuota: 5 }]);
+    expect(await management.listAccounts({ after: first[first.length - 1]!.id })).toEqual([
+      { id: `a${String(MAX_ACCOUNT_PAGE).padStart(4, '0')}`, subscription: 'active', activityQuota: 5 },
+    ]);
     for (const limit of [0, MAX_ACCOUNT_PAGE + 1, 1.5]) {
       expect(await rejection(management.listAccounts({ limit }))).toBeInstanceOf(InvalidArgumentError);
     }
