@@ -93,7 +93,7 @@ describe('usage errors: exit 2, one line on stderr', () => {
 
 describe('configuration errors: exit 2 before any connection', () => {
   it('DATABASE_URL unset or empty', async () => {
-    for (const env of [{}, { DATABASE_URL: '' }]) {
+    for (const env of [{}, { DATABASE_URL: '' }] as Record<string, string>[]) {
       const run = await tilecast(['accounts', 'list'], env);
       expect(run.code).toBe(2);
       expectOneLineError(run, /^tilecast accounts list: DATABASE_URL is not set: set it to the PostgreSQL URL/);
