@@ -7,7 +7,7 @@ export const seedApply = defineCommand({
   words: ['seed', 'apply'],
   summary: 'apply a seed file: create what it declares and the database lacks',
   description:
-    'Applies a seed file (the format of TILECAST_SEED, reference-deployment §7) exactly as the reference server does at start: what it declares and the database lacks is created; what exists is left as the app, the API and this CLI changed it. A token is printed only for an account or device created now (once: it is stored hashed).',
+    'Applies a seed file (the format of TILECAST_SEED, see the reference server README) exactly as the reference server does at start: what it declares and the database lacks is created; what exists is left as the app, the API and this CLI changed it. A token is printed only for an account or device created now (once: it is stored hashed).',
   arguments: [{ name: 'file', help: 'path of the seed file (JSON)' }],
   options: {},
   examples: ['seed apply seed.json'],
