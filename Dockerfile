@@ -7,14 +7,14 @@ ARG NODE_VERSION=22
 
 # Build stage: every workspace from the lockfile. `npm ci` runs the root `prepare` script,
 # `npm run build`, which builds every package's dist/. Then node_modules is installed again
-# with only what the server runs: the production dependencies of examples/reference-server
-# and of the workspaces it uses (--ignore-scripts: `prepare` would build again, and none of
+# with only what the server and the admin command run: the production dependencies of
+# examples/reference-server and packages/cli and of the workspaces they use (--ignore-scripts: `prepare` would build again, and none of
 # those packages has an install script).
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY . .
 RUN npm ci --no-audit --no-fund
-RUN npm ci --omit=dev --workspace examples/reference-server --ignore-scripts --no-audit --no-fund
+RUN npm ci --omit=dev --workspace examples/reference-server --workspace packages/cli --ignore-scripts --no-audit --no-fund
 
 # Runtime stage: those dependencies and the built packages, as the unprivileged `node` user
 # of the official image. Listens on every interface (HOST), port 8080 (PORT).

@@ -1,4 +1,4 @@
-import { refuseUnholdable, type AccountStore } from '@tilecast/core/storage';
+import { isHoldable, refuseUnholdable, type AccountStore } from '@tilecast/core/storage';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';
@@ -65,6 +65,12 @@ export function accountMethods(state: MemoryState): AccountStore {
       if (patch.subscription !== undefined) account.subscription = patch.subscription;
       if (patch.activityQuota !== undefined) account.activityQuota = patch.activityQuota;
       return true;
+    },
+
+    async listAccounts({ after, limit }) {
+      if (after !== null && !isHoldable(after)) return [];
+      const ids = [...state.accounts.keys()].filter((id) => after === null || id > after).sort();
+      return ids.slice(0, limit).map((id) => ({ ...state.accounts.get(id)! })); // flat records: a spread is a full copy
     },
   };
 }

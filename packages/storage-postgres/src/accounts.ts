@@ -77,5 +77,13 @@ export function accountMethods({ db, t }: Ctx): AccountStore {
       );
       return (result.rowCount ?? 0) > 0;
     },
+
+    async listAccounts({ after, limit }) {
+      const { rows } = await db.query<AccountRow>(
+        `SELECT ${COLUMNS} FROM ${t.accounts} WHERE $1::text IS NULL OR id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`,
+        [after, limit],
+      );
+      return rows.map(toAccount);
+    },
   };
 }

@@ -18,7 +18,7 @@ import { guardUnholdable } from './unholdable.js';
 import { webhookMethods } from './webhooks.js';
 import { widgetMethods } from './widgets.js';
 
-export { migrate, LATEST_VERSION, type MigrateOptions, type MigrateResult } from './migrations.js';
+export { migrate, readSchemaVersion, LATEST_VERSION, type MigrateOptions, type MigrateResult } from './migrations.js';
 export { pgliteAsPool, type PGliteLike } from './pglite.js';
 export type { PoolLike, PoolClientLike, Queryable, QueryResultLike } from './db.js';
 export type { ListenClient } from './listener.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEMA, type PoolLike, type Tables, tables, transaction } from './db.js';
+import { DEFAULT_SCHEMA, type PoolLike, type Queryable, type Tables, tables, transaction } from './db.js';
 
 /**
  * One migration: statements run in order, in the same transaction as every other pending
@@ -216,4 +216,18 @@ export async function migrate(pool: PoolLike, options: MigrateOptions = {}): Pro
     const version = Math.max(0, ...done, ...applied);
     return { applied, version };
   });
+}
+
+/**
+ * The schema's migration version: the highest one `migrate` recorded, 0 when the schema or
+ * its `migrations` table does not exist. Reads only: a tool that must not create tables
+ * (the `tilecast` CLI) compares it with `LATEST_VERSION` and asks for `migrate` first.
+ */
+export async function readSchemaVersion(pool: Queryable, options: MigrateOptions = {}): Promise<number> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const t = tables(schema);
+  const found = await pool.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [t.migrations]);
+  if (!found.rows[0]?.present) return 0;
+  const { rows } = await pool.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${t.migrations}`);
+  return Number(rows[0]?.version ?? 0);
 }

@@ -77,6 +77,7 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return m.setAccountTokenHash(id, hash);
     },
     updateAccount: (id, patch) => (holdable(id) ? m.updateAccount(id, patch) : FALSE),
+    listAccounts: (page) => (page.after === null || holdable(page.after) ? m.listAccounts(page) : Promise.resolve([])),
     createIfAbsent: async (record) => {
       if (record.kind === 'account') refuseUnholdable('an account', record.account.id, record.account.tokenHash);
       else if (record.kind === 'device') refuseUnholdable('a device', record.device.id, record.device.accountId, record.device.tokenHash);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TokenBucketRule } from '@tilecast/core/storage';
-import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
+import { LATEST_VERSION, type PostgresStorage, createPostgresStorage, migrate, readSchemaVersion } from '@tilecast/storage-postgres';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';
@@ -69,6 +69,18 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
       expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
       expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
+    });
+
+    it('readSchemaVersion answers 0 for a schema never migrated, then the version migrate reached, creating nothing', async () => {
+      const schema = newSchema('ver');
+      expect(await readSchemaVersion(backend.admin, { schema })).toBe(0);
+      const { rows } = await backend.admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(rows).toEqual([]);
+      await migrate(backend.admin, { schema });
+      expect(await readSchemaVersion(backend.admin, { schema })).toBe(LATEST_VERSION);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = $1`, [LATEST_VERSION]);
+      expect(await readSchemaVersion(backend.admin, { schema })).toBe(LATEST_VERSION - 1);
+      await expect(readSchemaVersion(backend.admin, { schema: 'a-b' })).rejects.toThrow('invalid schema name');
     });
 
     server(serverTitle('run once when several instances migrate at the same time'), async () => {

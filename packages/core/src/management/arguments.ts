@@ -8,6 +8,24 @@ export class InvalidArgumentError extends Error {
   }
 }
 
+/** What a management call names and the store does not have. */
+export type RecordKind = 'account' | 'activity' | 'widget' | 'device';
+
+/**
+ * A management call named a record that does not exist (no such account, widget or device).
+ * An `InvalidArgumentError` too, so code that catches those keeps working; `record` and
+ * `id` say which one was missing (`id` is `<account>/<slug>` for activities and widgets).
+ */
+export class UnknownRecordError extends InvalidArgumentError {
+  constructor(
+    readonly record: RecordKind,
+    readonly id: string,
+  ) {
+    super(`no ${record} "${id}"`);
+    this.name = 'UnknownRecordError';
+  }
+}
+
 /**
  * Account ids, device ids and slugs: URL-safe, so they travel in paths and
  * `<kind>/<slug>` subjects without escaping. The spec leaves the format open; this is ours.
@@ -23,5 +41,10 @@ export const ProvidedToken = v.pipe(v.string(), v.regex(/^[\x21-\x7e]{8,256}$/, 
 export function parseArgument<const S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
-  throw new InvalidArgumentError(`${what}: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
+  // One line: each issue with the path of the value it is about (`accounts.0.id: must be ...`).
+  const issues = result.issues.map((issue) => {
+    const path = v.getDotPath(issue);
+    return path === null ? issue.message : `${path}: ${issue.message}`;
+  });
+  throw new InvalidArgumentError(`${what}: ${issues.join('; ')}`);
 }

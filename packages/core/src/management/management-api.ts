@@ -1,12 +1,15 @@
 import * as v from 'valibot';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js';
-import type { Subscription, WidgetPrivacy } from '../storage/records.js';
+import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import { Identifier, InvalidArgumentError, parseArgument, ProvidedToken } from './arguments.js';
+import { Identifier, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
 
 /** Default concurrent-activity quota of a new account (the spec leaves the value open). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
+
+/** The most accounts one `listAccounts` call returns (and its default page size). */
+export const MAX_ACCOUNT_PAGE = 500;
 
 const SubscriptionSchema = v.picklist(['active', 'none']);
 const PrivacySchema = v.picklist(['visible', 'hidden_when_locked']);
@@ -32,20 +35,38 @@ const WidgetInput = v.strictObject({
   privacy: v.optional(PrivacySchema, 'visible'),
 });
 const DeviceInput = v.strictObject({ id: Identifier, account: Identifier, token: v.optional(ProvidedToken) });
+const AccountPageInput = v.strictObject({
+  after: v.optional(v.string()), // any id the store may hold, not only those of Identifier
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ACCOUNT_PAGE)), MAX_ACCOUNT_PAGE),
+});
 
 export type AccountInput = v.InferInput<typeof AccountInput>;
 export type ActivityInput = v.InferInput<typeof ActivityInput>;
 export type WidgetInput = v.InferInput<typeof WidgetInput>;
 export type DeviceInput = v.InferInput<typeof DeviceInput>;
+export type AccountPageInput = v.InferInput<typeof AccountPageInput>;
+
+/** An account as operators see it: everything but its token (stored hashed, never shown). */
+export type AccountSummary = Omit<AccountRecord, 'tokenHash'>;
 
 /**
  * What the mobile app does, as functions an embedder calls from its own app-side code
- * (reference-deployment §7). Tokens are returned once, in clear, and stored hashed.
+ * (reference-deployment §7), and what an operator does with the `tilecast` CLI. Tokens are
+ * returned once, in clear, and stored hashed.
+ *
+ * Errors: `InvalidArgumentError` for an input it cannot accept; its subclass
+ * `UnknownRecordError` when the account, widget or device named does not exist. Deletions
+ * answer false instead when there was nothing to delete.
  */
 export interface ManagementApi {
   /** Creates or replaces an account; returns its API token (generated unless given). */
   createAccount(input: AccountInput): Promise<{ id: string; token: string }>;
   deleteAccount(accountId: string): Promise<boolean>;
+  /**
+   * One page of accounts sorted by id (code units), after `after` (default: from the
+   * first), at most `limit` (default and maximum `MAX_ACCOUNT_PAGE`). Tokens are never listed.
+   */
+  listAccounts(page?: AccountPageInput): Promise<AccountSummary[]>;
   /** Issues a new API token; the old one stops working at once. */
   rotateToken(accountId: string): Promise<string>;
   setSubscription(accountId: string, subscription: Subscription): Promise<void>;
@@ -80,10 +101,10 @@ export interface ManagementApi {
 
 export function createManagementApi(storage: Storage): ManagementApi {
   const requireAccount = async (accountId: string): Promise<void> => {
-    if (!(await storage.getAccount(accountId))) throw new InvalidArgumentError(`no account "${accountId}"`);
+    if (!(await storage.getAccount(accountId))) throw new UnknownRecordError('account', accountId);
   };
-  const requireTrue = (done: boolean, what: string): void => {
-    if (!done) throw new InvalidArgumentError(what);
+  const requireAccountChanged = (changed: boolean, accountId: string): void => {
+    if (!changed) throw new UnknownRecordError('account', accountId);
   };
 
   return {
@@ -99,18 +120,23 @@ export function createManagementApi(storage: Storage): ManagementApi {
       return { id: account.id, token };
     },
     deleteAccount: (accountId) => storage.deleteAccount(accountId),
+    async listAccounts(page = {}) {
+      const { after, limit } = parseArgument(AccountPageInput, page, 'listAccounts');
+      const accounts = await storage.listAccounts({ after: after ?? null, limit });
+      return accounts.map(({ id, subscription, activityQuota }) => ({ id, subscription, activityQuota }));
+    },
     async rotateToken(accountId) {
       const token = generateToken('tok');
-      requireTrue(await storage.setAccountTokenHash(accountId, hashToken(token)), `no account "${accountId}"`);
+      requireAccountChanged(await storage.setAccountTokenHash(accountId, hashToken(token)), accountId);
       return token;
     },
     async setSubscription(accountId, subscription) {
       const value = parseArgument(SubscriptionSchema, subscription, 'setSubscription');
-      requireTrue(await storage.updateAccount(accountId, { subscription: value }), `no account "${accountId}"`);
+      requireAccountChanged(await storage.updateAccount(accountId, { subscription: value }), accountId);
     },
     async setActivityQuota(accountId, quota) {
       const value = parseArgument(Quota, quota, 'setActivityQuota');
-      requireTrue(await storage.updateAccount(accountId, { activityQuota: value }), `no account "${accountId}"`);
+      requireAccountChanged(await storage.updateAccount(accountId, { activityQuota: value }), accountId);
     },
     async createActivity(input) {
       const activity = parseArgument(ActivityInput, input, 'createActivity');
@@ -185,8 +211,10 @@ export function createManagementApi(storage: Storage): ManagementApi {
       return created ? { id: device.id, token } : null;
     },
     async shareWidget(accountId, slug, deviceId) {
-      const shared = await storage.shareWidget(accountId, slug, deviceId);
-      requireTrue(shared, `cannot share widget "${accountId}/${slug}" with device "${deviceId}": one of them does not exist`);
+      if (await storage.shareWidget(accountId, slug, deviceId)) return;
+      // Which one is missing, for the message (either may have gone meanwhile: the widget is checked first).
+      if (!(await storage.getWidget(accountId, slug))) throw new UnknownRecordError('widget', `${accountId}/${slug}`);
+      throw new UnknownRecordError('device', deviceId);
     },
     unshareWidget: (accountId, slug, deviceId) => storage.unshareWidget(accountId, slug, deviceId),
   };

@@ -87,6 +87,12 @@ export interface AccountStore {
   setAccountTokenHash(accountId: string, tokenHash: string): Promise<boolean>;
   /** Changes subscription and/or quota. False if no such account. */
   updateAccount(accountId: string, patch: { subscription?: Subscription; activityQuota?: number }): Promise<boolean>;
+  /**
+   * One page of every account, sorted by id (code units): the accounts with an id above
+   * `after` (null: from the first), at most `limit`. An `after` no store can hold names
+   * no position: the page is empty. For operators (the admin CLI), never a request path.
+   */
+  listAccounts(page: AccountPage): Promise<AccountRecord[]>;
 }
 
 /** Seeding (conformance concern `seedCreatesOnly`). */
@@ -347,6 +353,14 @@ export interface HousekeepingStore {
 }
 
 // ── named arguments ─────────────────────────────────────────────────────────
+
+/** Which accounts `listAccounts` returns. */
+export interface AccountPage {
+  /** Only accounts with an id above this one (code units); null: from the first. */
+  after: string | null;
+  /** At most this many accounts. */
+  limit: number;
+}
 
 /** Which events `readEvents` returns. */
 export interface EventRead {

@@ -1,3 +1,4 @@
+import type { AccountRecord } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
 import { type GetHandles, T0, newAccount, newActivity, newDevice, newEvent, newWidget, randomHash, uid } from '../harness.js';
 
@@ -68,6 +69,37 @@ export function accountTests(get: GetHandles): void {
     expect(await storage.findAccountByTokenHash(account.tokenHash)).toEqual({ ...account, activityQuota: 0 });
     expect(await storage.updateAccount(uid('missing'), { activityQuota: 1 })).toBe(false);
     expect(await storage.getAccount(uid('missing'))).toBeNull();
+  });
+
+  it('listAccounts pages through the accounts in id order (code units), each page after the last id of the one before', async () => {
+    const { storage, peer } = get();
+    // Other tests share the store: the accounts of this one are the ids under a fresh prefix.
+    const prefix = uid('list');
+    const created: AccountRecord[] = [];
+    for (const suffix of ['b', 'B', 'a', 'a0', '_', 'Z9']) created.push(await newAccount(storage, { id: `${prefix}-${suffix}` }));
+    const expected = created.map((account) => account.id).sort();
+    expect(expected.map((id) => id.slice(prefix.length + 1))).toEqual(['B', 'Z9', '_', 'a', 'a0', 'b']);
+
+    const seen: AccountRecord[] = [];
+    let after: string = prefix;
+    for (let round = 0; round < expected.length; round += 1) {
+      const page = await peer.listAccounts({ after, limit: 2 });
+      expect(page.length).toBeLessThanOrEqual(2);
+      const ours = page.filter((account) => account.id.startsWith(`${prefix}-`));
+      seen.push(...ours);
+      if (ours.length < page.length || page.length < 2) break;
+      after = page[page.length - 1]!.id;
+    }
+    expect(seen.map((account) => account.id)).toEqual(expected);
+    for (const account of seen) expect(account).toEqual(created.find((c) => c.id === account.id));
+
+    expect(await storage.listAccounts({ after: expected[2]!, limit: 1 })).toEqual([created.find((c) => c.id === expected[3])]);
+    expect(await storage.listAccounts({ after: expected[0]!, limit: 0 })).toEqual([]);
+    const first = await storage.listAccounts({ after: null, limit: 1 });
+    expect(first).toHaveLength(1);
+    expect(await storage.listAccounts({ after: `${prefix}-b`, limit: 3 }).then((page) => page.filter((a) => a.id.startsWith(`${prefix}-`)))).toEqual([]);
+    await storage.deleteAccount(`${prefix}-a`);
+    expect((await storage.listAccounts({ after: `${prefix}-_`, limit: 1 }))[0]?.id).toBe(`${prefix}-a0`);
   });
 
   it('deleteAccount is true once, then false; the account and its token are gone', async () => {

@@ -25,6 +25,8 @@ export function unholdableValueTests(get: GetHandles): void {
       expect(await storage.setAccountTokenHash(bad, randomHash())).toBe(false);
       expect(await storage.updateAccount(bad, { subscription: 'none' })).toBe(false);
       expect(await storage.deleteAccount(bad)).toBe(false);
+      expect(await storage.listAccounts({ after: bad, limit: 10 })).toEqual([]);
+      expect(await storage.listAccounts({ after: account.id + bad, limit: 10 })).toEqual([]);
     }
     expect(await storage.getAccount(account.id)).toEqual(account);
   });
