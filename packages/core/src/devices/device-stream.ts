@@ -18,7 +18,7 @@ export function openDeviceStream(context: TilecastContext, device: DeviceRecord)
     kind: 'sse',
     run: async (sink) => {
       const session = openSseSession(sink, context.clock, context.sse);
-      context.streams.track(session);
+      context.streams.track(session, 'device');
       const queue: string[] = [];
       const detach = context.deviceStreams.attach(device.id, {
         deliver: (text) => {

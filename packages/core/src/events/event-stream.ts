@@ -105,7 +105,7 @@ class EventStream extends StreamSession implements AppendListener, KeptLease, Ac
   follow(): void {
     this.open();
     if (this.ended) return;
-    this.context.streams.track(this);
+    this.context.streams.track(this, 'events');
     if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
     this.context.streamLeases.keep(this);

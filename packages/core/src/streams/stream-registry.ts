@@ -1,3 +1,4 @@
+import type { SafeObserver, StreamObservation } from '../observer.js';
 import { sseRetry } from './sse-format.js';
 import type { SseSession } from './sse-session.js';
 
@@ -9,8 +10,8 @@ import type { SseSession } from './sse-session.js';
 export interface StreamRegistry {
   /** True once `drain()` ran: streams opened from now on end at once the same way. */
   readonly draining: boolean;
-  /** Watches an open session; ends it at once when the instance is draining. */
-  track(session: SseSession): void;
+  /** Watches an open session of an event or device stream; ends it at once when the instance is draining. */
+  track(session: SseSession, kind: StreamObservation['kind']): void;
   untrack(session: SseSession): void;
   /** Marks the instance draining and ends every open stream; answers how many it ended. */
   drain(): number;
@@ -20,13 +21,22 @@ export interface StreamRegistry {
 /** The closing lines of a stream ended by a shutdown: reconnect after the usual delay. */
 const FINAL_RETRY = `${sseRetry()}\n`;
 
-export function createStreamRegistry(): StreamRegistry {
-  const sessions = new Set<SseSession>();
+/** `observer`, when given, is told of each stream tracked (opened) and untracked or drained (closed). */
+export function createStreamRegistry(observer?: SafeObserver): StreamRegistry {
+  const sessions = new Map<SseSession, StreamObservation>();
   let draining = false;
   const finish = (session: SseSession): void => {
     void session.send(FINAL_RETRY);
     session.end();
   };
+  const forget = (session: SseSession): void => {
+    const stream = sessions.get(session);
+    if (stream === undefined) return;
+    sessions.delete(session);
+    observer?.streamClosed(stream);
+  };
+  // One object per kind: a stream's open and close carry the same.
+  const kinds: Record<StreamObservation['kind'], StreamObservation> = { events: { kind: 'events' }, device: { kind: 'device' } };
   return {
     get draining() {
       return draining;
@@ -34,18 +44,18 @@ export function createStreamRegistry(): StreamRegistry {
     get size() {
       return sessions.size;
     },
-    track(session) {
+    track(session, kind) {
       if (session.ended) return;
       if (draining) return finish(session);
-      sessions.add(session);
+      if (sessions.has(session)) return;
+      sessions.set(session, kinds[kind]);
+      observer?.streamOpened(kinds[kind]);
     },
-    untrack(session) {
-      sessions.delete(session);
-    },
+    untrack: forget,
     drain() {
       draining = true;
-      const open = [...sessions];
-      sessions.clear();
+      const open = [...sessions.keys()];
+      for (const session of open) forget(session);
       for (const session of open) finish(session);
       return open.length;
     },
