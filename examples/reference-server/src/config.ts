@@ -1,3 +1,5 @@
+import { readMetricsConfig, type MetricsConfig } from './observability-config.js';
+
 /** The reference deployment's settings, read from the environment (reference-deployment §7). */
 export interface ServerConfig {
   port: number;
@@ -25,6 +27,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** APNs delivery (real-devices §3): on when the four `TILECAST_APNS_*` key settings are set, else null. */
   apns: ApnsConfig | null;
+  /** `GET /metrics`: `TILECAST_METRICS`, `TILECAST_METRICS_PORT` (observability-config.ts). */
+  metrics: MetricsConfig;
 }
 
 export interface ApnsConfig {
@@ -61,6 +65,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     webhookAllowPrivate: env.TILECAST_WEBHOOK_ALLOW_PRIVATE === '1',
     shutdownGraceMs: readPositiveInteger('TILECAST_SHUTDOWN_GRACE_MS', env.TILECAST_SHUTDOWN_GRACE_MS, 10_000),
     apns: readApns(env),
+    metrics: readMetricsConfig(env),
   };
 }
 

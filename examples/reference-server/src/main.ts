@@ -1,6 +1,7 @@
-import { consoleLogger } from '@tilecast/core';
 import { readConfig } from './config.js';
 import { startReferenceServer } from './index.js';
+import { createServerLogger, pinoLogger } from './logging.js';
+import { readLogLevel } from './observability-config.js';
 
 /**
  * `node examples/reference-server/dist/main.js` (what `npm start` runs, through `exec` so
@@ -9,9 +10,12 @@ import { startReferenceServer } from './index.js';
  */
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = consoleLogger;
+  // JSON lines at LOG_LEVEL (a compact human format on a terminal): every event of the
+  // server and the core, and one line per request.
+  const logger = pinoLogger(createServerLogger(readLogLevel(process.env)));
   const server = await startReferenceServer(config, logger);
   console.log(`Tilecast reference server listening on ${server.url}`);
+  if (server.metricsUrl !== null) console.log(`Metrics: ${server.metricsUrl}`);
   console.log(server.banner);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
