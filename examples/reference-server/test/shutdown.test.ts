@@ -122,10 +122,10 @@ describe('graceful shutdown of the built server', () => {
       { msg: 'shutdown: store closed' },
       { msg: 'shutdown: done, exiting' },
     ];
-    const events = logEvents(server.output());
+    const logged = logEvents(server.output());
     let at = 0;
     for (const step of steps) {
-      const found = events.findIndex((event, i) => i >= at && Object.entries(step).every(([key, value]) => event[key] === value));
+      const found = logged.findIndex((event, i) => i >= at && Object.entries(step).every(([key, value]) => event[key] === value));
       expect(found, `${JSON.stringify(step)} after event ${at} in:\n${server.output()}`).toBeGreaterThanOrEqual(0);
       at = found;
     }
