@@ -78,7 +78,10 @@ describe('metrics through the Node adapter', () => {
     });
     ({ url: scrapeUrl, server: scrapeServer } = await serveMetrics(metrics));
     f = await seedFixture(api.tilecast);
-    const put = await request(api, 'PUT', '/widget/lights/webhooks', { token: f.acme, body: { webhooks: { '*': { url: 'https://localhost/hook', secret: SECRET } } } });
+    const put = await request(api, 'PUT', '/widget/lights/webhooks', {
+      token: f.acme,
+      body: { webhooks: { '*': { url: 'https://localhost/hook', secret: SECRET } } },
+    });
     expect(put.status).toBe(200);
     // acme's phone listens on this instance; the guest phone the widget is shared with does not.
     phone = await openSse(`${api.url}/device/stream`, { authorization: `Device ${f.deviceToken}` });
@@ -123,14 +126,18 @@ describe('metrics through the Node adapter', () => {
       'tilecast_presses_total{outcome="accepted"}': 1,
       'tilecast_webhook_attempts_total{attempt="1",outcome="success"}': 1,
       'tilecast_webhook_deliveries_total{outcome="success",attempts="1"}': 1,
-      'tilecast_event_log_events': 1,
+      tilecast_event_log_events: 1,
     });
 
     // The same press again is a duplicate: answered, not delivered again.
-    expect((await request(api, 'POST', '/device/presses', {
-      authorization: `Device ${f.deviceToken}`,
-      body: { owner: 'acme', slug: 'lights', request_id: 'tap-1', action: 'hall', value: true },
-    })).status).toBe(202);
+    expect(
+      (
+        await request(api, 'POST', '/device/presses', {
+          authorization: `Device ${f.deviceToken}`,
+          body: { owner: 'acme', slug: 'lights', request_id: 'tap-1', action: 'hall', value: true },
+        })
+      ).status,
+    ).toBe(202);
     await api.tilecast.idle();
     expect(changes(afterPress, await scrape(scrapeUrl))).toEqual({
       'tilecast_http_requests_total{method="POST",route="/device/presses",status="202"}': 1,

@@ -88,8 +88,16 @@ describe('reference server metrics and logs', () => {
     const device = await server.tilecast.management.registerDevice({ id: 'canary-phone', account: 'demo' });
     const send = (url: string, init: RequestInit) => fetch(`${server.url}${url}`, init).then((reply) => reply.arrayBuffer());
     const json = { 'content-type': 'application/json', 'x-canary': header! };
-    await send(`/widget/boiler?q=${query}`, { method: 'PATCH', headers: { ...json, authorization: `Token ${badToken}` }, body: JSON.stringify({ content: body }) });
-    await send(`/widget/boiler?q=${query}`, { method: 'PATCH', headers: { ...json, authorization: `Token ${token}` }, body: JSON.stringify({ content: body }) });
+    await send(`/widget/boiler?q=${query}`, {
+      method: 'PATCH',
+      headers: { ...json, authorization: `Token ${badToken}` },
+      body: JSON.stringify({ content: body }),
+    });
+    await send(`/widget/boiler?q=${query}`, {
+      method: 'PATCH',
+      headers: { ...json, authorization: `Token ${token}` },
+      body: JSON.stringify({ content: body }),
+    });
     await send(`/widget/${path}`, { method: 'PATCH', headers: { ...json, authorization: `Token ${token}` }, body: `{"${body}":` });
     await send(`/${path}`, { headers: { 'x-canary': header! } });
     await send('/device/presses', {
@@ -135,11 +143,22 @@ describe('observability settings', () => {
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
-    expect(output.trim().split('\n')).toEqual(['Tilecast reference server failed to start: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"']);
+    expect(output.trim().split('\n')).toEqual([
+      'Tilecast reference server failed to start: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"',
+    ]);
   });
 
   it('on a terminal, log lines are compact: time, level, message, fields', () => {
-    const line = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5, 678), pid: 1, hostname: 'h', method: 'PATCH', route: '/widget/{slug}', status: 200, msg: 'request' });
+    const line = JSON.stringify({
+      level: 30,
+      time: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      pid: 1,
+      hostname: 'h',
+      method: 'PATCH',
+      route: '/widget/{slug}',
+      status: 200,
+      msg: 'request',
+    });
     expect(compactLine(line)).toBe('03:04:05.678 INFO  request method=PATCH route=/widget/{slug} status=200\n');
     expect(compactLine('not json\n')).toBe('not json\n');
   });

@@ -106,8 +106,7 @@ function observerOf(make: (name: keyof Observer) => ObserverMethod): Required<Ob
   return Object.fromEntries(OBSERVER_METHODS.map((name) => [name, make(name)])) as Required<Observer>;
 }
 
-const methodOf = (observer: Observer, name: keyof Observer): ((value: unknown) => void) | undefined =>
-  observer[name] as ((value: unknown) => void) | undefined;
+const methodOf = (observer: Observer, name: keyof Observer): ((value: unknown) => void) | undefined => observer[name] as ((value: unknown) => void) | undefined;
 
 /** Observers called in turn, for a host that feeds metrics and logs from one instance. */
 export function combineObservers(...observers: Observer[]): Observer {

@@ -136,7 +136,10 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
   const { storage } = options;
-  const observer = options.observer === undefined ? undefined : safeObserver(options.observer, (method, error) => logger.error('observer failed', { method, error: String(error) }));
+  const observer =
+    options.observer === undefined
+      ? undefined
+      : safeObserver(options.observer, (method, error) => logger.error('observer failed', { method, error: String(error) }));
   const deviceStreams = createDeviceStreamHub(observer);
   const hostTransport = options.transport;
   const observedHost = hostTransport && observer ? observedTransport(hostTransport, observer) : hostTransport;

@@ -9,11 +9,10 @@ async function sample(registry: Registry, name: string, labels: Record<string, s
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name}`);
   const { values } = await metric.get();
-  const found = values.find(
-    (value) =>
-      (value as { metricName?: string }).metricName === undefined || (value as { metricName?: string }).metricName === name
-        ? Object.keys(labels).length === Object.keys(value.labels).length && Object.entries(labels).every(([key, v]) => value.labels[key] === v)
-        : false,
+  const found = values.find((value) =>
+    (value as { metricName?: string }).metricName === undefined || (value as { metricName?: string }).metricName === name
+      ? Object.keys(labels).length === Object.keys(value.labels).length && Object.entries(labels).every(([key, v]) => value.labels[key] === v)
+      : false,
   );
   return found?.value ?? 0;
 }

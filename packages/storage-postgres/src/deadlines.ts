@@ -84,7 +84,12 @@ export function isConnectionFailure(error: unknown): boolean {
 }
 
 /** The driver's own deadlines (connecting, waiting for the pool, the server's statement timeout), as opposed to a broken connection. */
-const DEADLINE_MESSAGES = ['timeout exceeded when trying to connect', 'timeout expired', 'Query read timeout', 'Connection terminated due to connection timeout'];
+const DEADLINE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'timeout expired',
+  'Query read timeout',
+  'Connection terminated due to connection timeout',
+];
 
 function isDeadlineFailure(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };

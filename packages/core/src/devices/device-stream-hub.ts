@@ -25,7 +25,8 @@ export function createDeviceStreamHub(observer?: SafeObserver): DeviceStreamHub 
   const frames = new WeakMap<object, string>();
   const deliver = (deviceId: string, event: 'widget' | 'activity', push: object, data: () => object = () => push) => {
     const open = connections.get(deviceId);
-    if (observer !== undefined) observer.pushSettled({ transport: DEVICE_STREAM_TRANSPORT, kind: event, outcome: open === undefined ? 'not_connected' : 'delivered' });
+    if (observer !== undefined)
+      observer.pushSettled({ transport: DEVICE_STREAM_TRANSPORT, kind: event, outcome: open === undefined ? 'not_connected' : 'delivered' });
     if (open === undefined) return;
     let text = frames.get(push);
     if (text === undefined) frames.set(push, (text = sseEvent({ event, data: data() })));
