@@ -104,7 +104,13 @@ describe('the observer seam', () => {
     expect(await publish()).toMatchObject({ status: 503 });
     failure = new StorageUnavailableError('connection refused');
     expect(await publish()).toMatchObject({ status: 503 });
-    expect(observer.calls.filter(([name]) => name === 'storeError').map(([, value]) => value)).toEqual([{ kind: 'deadline' }, { kind: 'unavailable' }]);
+    // A stream's outage answer (200, `retry:` only) counts too.
+    expect(await tilecast.handle(req('GET', '/events', `Token ${token}`))).toMatchObject({ kind: 'sse' });
+    expect(observer.calls.filter(([name]) => name === 'storeError').map(([, value]) => value)).toEqual([
+      { kind: 'deadline' },
+      { kind: 'unavailable' },
+      { kind: 'unavailable' },
+    ]);
   });
 
   it('counts open streams by kind; a drain closes each once', async () => {
