@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequestListener, listen, mount, splitUrl } from '@tilecast/adapter-node-http';
 import { combineObservers, consoleLogger, createTilecast, type Logger, type Observer, type Storage, type Tilecast } from '@tilecast/core';
 import { createTilecastMetrics, type TilecastMetrics } from '@tilecast/metrics';
@@ -65,13 +65,15 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
   // phone's token is handed to it: a seeded deployment never gives a token away.
   const page = createSimulatorPage({ config: seeded.demo?.deviceToken ? { deviceToken: seeded.demo.deviceToken } : null });
-  const onMainPort = metrics !== null && config.metrics.serve === 'main' ? metricsListener(metrics.registry) : null;
-  const isMetrics = (req: IncomingMessage): boolean => onMainPort !== null && splitUrl(req.url ?? '/').path === METRICS_PATH;
-  const server = await listen(
-    (req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : isMetrics(req) ? onMainPort!(req, res) : api(req, res)),
-    { port: config.port, host: config.host },
-  );
+  // Its own port first: a port already taken stops the start before the API listens.
   const ownPort = metrics !== null ? await metricsOnOwnPort(metrics.registry, config.metrics, config.host) : null;
+  const onMainPort = metrics !== null && config.metrics.serve === 'main' ? metricsListener(metrics.registry) : null;
+  const metricsOr = (req: IncomingMessage, res: ServerResponse): void =>
+    onMainPort !== null && splitUrl(req.url ?? '/').path === METRICS_PATH ? onMainPort(req, res) : api(req, res);
+  const server = await listen((req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : metricsOr(req, res)), {
+    port: config.port,
+    host: config.host,
+  });
   const metricsUrl = onMainPort !== null ? `${server.url}${METRICS_PATH}` : (ownPort?.url ?? null);
   const closeOwnPort = (): Promise<void> =>
     ownPort === null ? Promise.resolve() : new Promise((resolve) => ownPort.server.close(() => resolve()).closeAllConnections());
