@@ -12,7 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request, startApi, type ApiServer } from '../support/api-server.js';
 import { createCapturingLogger, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { openSse, type SseConnection } from '../support/sse-client.js';
-import { makeCertificates, startReceiver, type Receiver, type TestCertificates } from '../support/tls-receiver.js';
+import { makeCertificates, startReceiver, status, type Receiver, type TestCertificates } from '../support/tls-receiver.js';
 
 /** Every sample of a scrape but histogram buckets and sums (durations vary): `name{labels}` → value. */
 async function scrape(url: string): Promise<Map<string, number>> {
@@ -143,6 +143,27 @@ describe('metrics through the Node adapter', () => {
       'tilecast_http_requests_total{method="POST",route="/device/presses",status="202"}': 1,
       'tilecast_http_request_duration_seconds_count{method="POST",route="/device/presses",status="202"}': 1,
       'tilecast_presses_total{outcome="duplicate"}': 1,
+    });
+  });
+
+  it('a webhook retried after a 500: one failed and one successful attempt, one delivery of two attempts', async () => {
+    const patched = await request(api, 'PATCH', '/widget/lights', { token: f.acme, body: { content: switchboardContent() } });
+    expect(patched.status).toBe(200);
+    await api.tilecast.idle();
+    const before = await scrape(scrapeUrl);
+    receiver.script(status(500));
+    const pressed = await request(api, 'POST', '/device/presses', {
+      authorization: `Device ${f.deviceToken}`,
+      body: { owner: 'acme', slug: 'lights', request_id: 'tap-retry', action: 'bell' },
+    });
+    expect(pressed.status).toBe(202);
+    await api.tilecast.idle();
+    expect(receiver.requests).toHaveLength(2);
+    const moved = changes(before, await scrape(scrapeUrl));
+    expect(Object.fromEntries(Object.entries(moved).filter(([series]) => series.startsWith('tilecast_webhook_')))).toEqual({
+      'tilecast_webhook_attempts_total{attempt="1",outcome="http_error"}': 1,
+      'tilecast_webhook_attempts_total{attempt="2",outcome="success"}': 1,
+      'tilecast_webhook_deliveries_total{outcome="success",attempts="2"}': 1,
     });
   });
 

@@ -4,17 +4,14 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
-/** The value of one sample of `name` with exactly these labels (0 when absent). */
+/** The value of the sample of counter or gauge `name` with exactly these labels (0 when absent). */
 async function sample(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name}`);
   const { values } = await metric.get();
-  const found = values.find((value) =>
-    (value as { metricName?: string }).metricName === undefined || (value as { metricName?: string }).metricName === name
-      ? Object.keys(labels).length === Object.keys(value.labels).length && Object.entries(labels).every(([key, v]) => value.labels[key] === v)
-      : false,
-  );
-  return found?.value ?? 0;
+  const same = (found: Partial<Record<string, string | number>>) =>
+    Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([key, value]) => found[key] === value);
+  return values.find((value) => same(value.labels))?.value ?? 0;
 }
 
 describe('createTilecastMetrics', () => {

@@ -139,6 +139,32 @@ describe('the observer seam', () => {
     await tilecast.close();
   });
 
+  it("reports each push by transport: the device stream's, and the host transport's under its name", async () => {
+    const observer = recorder();
+    const storage = createMemoryStorage();
+    const tilecast = createTilecast({
+      storage,
+      observer,
+      logger: { info() {}, warn() {}, error() {} },
+      purgeIntervalMs: 0,
+      transport: {
+        name: 'flaky',
+        pushActivity: () => Promise.resolve(),
+        pushWidget: () => Promise.reject(new Error('unreachable')),
+      },
+    });
+    const { token } = await tilecast.management.createAccount({ id: 'acme' });
+    await tilecast.management.registerDevice({ id: 'acme-phone', account: 'acme' });
+    await tilecast.management.createWidget({ account: 'acme', slug: 'boiler', template: 'gauge' });
+    expect(await tilecast.handle(req('PATCH', '/widget/boiler', `Token ${token}`, gauge))).toMatchObject({ status: 200 });
+    await tilecast.idle();
+    expect(observer.calls.filter(([name]) => name === 'pushSettled').map(([, value]) => value)).toEqual([
+      { transport: 'device_stream', kind: 'widget', outcome: 'not_connected' },
+      { transport: 'flaky', kind: 'widget', outcome: 'failed' },
+    ]);
+    await tilecast.close();
+  });
+
   it('combineObservers tells each observer in turn', () => {
     const [a, b] = [recorder(), recorder()];
     combineObservers(a, b, {}).press!({ outcome: 'accepted' });
