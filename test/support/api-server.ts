@@ -41,6 +41,8 @@ export async function startApi(
     webhooks?: TilecastOptions['webhooks'];
     /** A transport of the host's (e.g. APNs to its test double), given every push as well as the recorder. */
     transport?: DeviceTransport;
+    /** Told of requests, pushes, webhooks, streams, presses (e.g. `@tilecast/metrics`' observer). */
+    observer?: TilecastOptions['observer'];
   } = {},
 ): Promise<ApiServer> {
   const storage = options.storage ?? createMemoryStorage();
@@ -54,6 +56,7 @@ export async function startApi(
     sse: options.sse,
     purgeIntervalMs: 0,
     webhooks: options.webhooks,
+    observer: options.observer,
   });
   const { url, close } =
     adapter === 'node-http'

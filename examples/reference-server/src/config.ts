@@ -1,5 +1,6 @@
 import { SettingProblem } from './setting-parsers.js';
 import { SETTINGS, type SettingName, type SettingValues } from './settings.js';
+import { type LogLevel, type MetricsConfig, metricsConfig, metricsProblems } from './observability-config.js';
 
 /** The reference deployment's settings, read from the environment (reference-deployment §7). */
 export interface ServerConfig {
@@ -28,6 +29,10 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** APNs delivery (real-devices §3): on when the four `TILECAST_APNS_*` key settings are set, else null. */
   apns: ApnsConfig | null;
+  /** `GET /metrics`: `TILECAST_METRICS`, `TILECAST_METRICS_PORT` (observability-config.ts). */
+  metrics: MetricsConfig;
+  /** pino's least level logged: `LOG_LEVEL`. */
+  logLevel: LogLevel;
 }
 
 export interface ApnsConfig {
@@ -79,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       problems.push(error.message);
     }
   }
-  problems.push(...apnsProblems(env));
+  problems.push(...apnsProblems(env), ...metricsProblems(env));
   const warnings = unknownSettings(env);
   if (problems.length > 0) return { config: null, problems, warnings };
   return { config: toServerConfig(values as SettingValues), problems, warnings };
@@ -109,6 +114,8 @@ function toServerConfig(values: SettingValues): ServerConfig {
     webhookAllowPrivate: values.TILECAST_WEBHOOK_ALLOW_PRIVATE,
     shutdownGraceMs: values.TILECAST_SHUTDOWN_GRACE_MS,
     apns: toApnsConfig(values),
+    metrics: metricsConfig(values.TILECAST_METRICS, values.TILECAST_METRICS_PORT),
+    logLevel: values.LOG_LEVEL,
   };
 }
 

@@ -1,16 +1,23 @@
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequestListener, listen, mount, splitUrl } from '@tilecast/adapter-node-http';
-import { consoleLogger, createTilecast, type Logger, type Tilecast } from '@tilecast/core';
+import { combineObservers, consoleLogger, createTilecast, type Logger, type Observer, type Storage, type Tilecast } from '@tilecast/core';
+import { createTilecastMetrics, type TilecastMetrics } from '@tilecast/metrics';
+import { collectDefaultMetrics, type Registry } from 'prom-client';
 import { createSimulatorPage } from '@tilecast/simulator/page';
 import { describeApns, prepareApns } from './apns.js';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
+import { requestLogObserver } from './logging.js';
+import { listenForMetrics, METRICS_PATH, metricsListener } from './metrics-endpoint.js';
+import type { MetricsConfig } from './observability-config.js';
 import { openStorage } from './storage.js';
 
 export interface ReferenceServer {
   url: string;
   tilecast: Tilecast;
+  /** Where Prometheus scrapes (`TILECAST_METRICS`, `TILECAST_METRICS_PORT`), or null when metrics are off. */
+  metricsUrl: string | null;
   /** What to print at start: the demo token and a working curl line, or what the seed loaded. */
   banner: string;
   /** Stops at once: open connections (streams included) are cut. For tests and failed starts. */
@@ -38,7 +45,17 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
   // APNs, when configured, is a transport beside the device stream: pushes go to both.
   const apns = apnsFactory?.(storage);
-  const tilecast = createTilecast({ storage, logger, sse: config.sse, webhooks: { allowPrivateNetworks: config.webhookAllowPrivate }, transport: apns });
+  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage);
+  // One log line per request, and the metrics when they are on.
+  const observer: Observer = metrics === null ? requestLogObserver(logger) : combineObservers(requestLogObserver(logger), metrics.observer);
+  const tilecast = createTilecast({
+    storage,
+    logger,
+    observer,
+    sse: config.sse,
+    webhooks: { allowPrivateNetworks: config.webhookAllowPrivate },
+    transport: apns,
+  });
   await opened.ready();
   const seeded = await seed(tilecast, config.seedPath, config.demoRotate);
   // The device API lives under /device; its stream is this deployment's device transport.
@@ -48,15 +65,25 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
   // phone's token is handed to it: a seeded deployment never gives a token away.
   const page = createSimulatorPage({ config: seeded.demo?.deviceToken ? { deviceToken: seeded.demo.deviceToken } : null });
-  const server = await listen((req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : api(req, res)), {
+  // Its own port first: a port already taken stops the start before the API listens.
+  const ownPort = metrics !== null ? await metricsOnOwnPort(metrics.registry, config.metrics, config.host) : null;
+  const onMainPort = metrics !== null && config.metrics.serve === 'main' ? metricsListener(metrics.registry) : null;
+  const metricsOr = (req: IncomingMessage, res: ServerResponse): void =>
+    onMainPort !== null && splitUrl(req.url ?? '/').path === METRICS_PATH ? onMainPort(req, res) : api(req, res);
+  const server = await listen((req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : metricsOr(req, res)), {
     port: config.port,
     host: config.host,
   });
+  const metricsUrl = onMainPort !== null ? `${server.url}${METRICS_PATH}` : (ownPort?.url ?? null);
+  const closeOwnPort = (): Promise<void> =>
+    ownPort === null ? Promise.resolve() : new Promise((resolve) => ownPort.server.close(() => resolve()).closeAllConnections());
   return {
     url: server.url,
+    metricsUrl,
     tilecast,
     banner: `Storage: ${opened.description}\n${describeApns(config.apns)}\n${seeded.banner(server.url)}\nDevice simulator: ${server.url}/`,
     async close() {
+      await closeOwnPort();
       await server.close();
       await tilecast.close();
       await apns?.close();
@@ -87,10 +114,24 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       server.server.closeAllConnections();
       await tilecast.close();
       logger.info('shutdown: Tilecast closed');
+      // Scraped until here: the last scrape sees the drain.
+      await closeOwnPort();
       await opened.close();
       logger.info('shutdown: store closed');
     },
   };
+}
+
+/** Tilecast's metrics and the process's (CPU, memory, event loop), in one registry. */
+function serverMetrics(storage: Storage): TilecastMetrics {
+  const metrics = createTilecastMetrics({ storage });
+  collectDefaultMetrics({ register: metrics.registry });
+  return metrics;
+}
+
+/** The metrics server of `TILECAST_METRICS_PORT`, or null when they are served on the main port. */
+async function metricsOnOwnPort(registry: Registry, config: MetricsConfig, host: string): Promise<{ url: string; server: Server } | null> {
+  return config.serve === 'port' ? listenForMetrics(registry, config.port, host) : null;
 }
 
 interface Seeded {

@@ -1,7 +1,7 @@
-import { consoleLogger } from '@tilecast/core';
 import { loadConfig } from './config.js';
 import { helpText } from './help.js';
 import { startReferenceServer } from './index.js';
+import { createServerLogger, pinoLogger } from './logging.js';
 
 /** Exit code of a refused configuration or command line (1 is a failed start or shutdown). */
 const EXIT_USAGE = 2;
@@ -22,19 +22,22 @@ async function main(): Promise<void> {
     process.exitCode = EXIT_USAGE;
     return;
   }
-  const logger = consoleLogger;
   const { config, problems, warnings } = loadConfig(process.env);
-  for (const warning of warnings) logger.warn(warning);
   if (config === null) {
-    for (const problem of problems) console.error(problem);
+    for (const line of [...warnings, ...problems]) console.error(line);
     console.error(
       `Tilecast reference server not started: ${problems.length === 1 ? 'a configuration problem' : `${problems.length} configuration problems`} (--help lists every setting)`,
     );
     process.exitCode = EXIT_USAGE;
     return;
   }
+  // JSON lines at LOG_LEVEL (a compact human format on a terminal): every event of the
+  // server and the core, and one line per request.
+  const logger = pinoLogger(createServerLogger(config.logLevel));
+  for (const warning of warnings) logger.warn(warning);
   const server = await startReferenceServer(config, logger);
   console.log(`Tilecast reference server listening on ${server.url}`);
+  if (server.metricsUrl !== null) console.log(`Metrics: ${server.metricsUrl}`);
   console.log(server.banner);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

@@ -1,4 +1,5 @@
-import { flag, host, httpsOrigin, integer, milliseconds, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
+import { LOG_LEVELS } from './observability-config.js';
+import { flag, host, httpsOrigin, integer, milliseconds, oneOf, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
 
 /**
  * One environment variable of the server. `default` is the text used when the variable is
@@ -84,6 +85,13 @@ export const SETTINGS = {
     "APNs, tests and demos only: an `https://` origin that replaces Apple's hosts (`api.push.apple.com`, `api.sandbox.push.apple.com`); a warning is logged",
   ),
   TILECAST_APNS_CA_FILE: setting(readableFile(), null, "APNs: PEM file of the CAs to trust for `TILECAST_APNS_ORIGIN` (only with it) instead of Node's"),
+  TILECAST_METRICS: setting(flag(), '0', "`1`: serve Prometheus metrics at `GET /metrics` on the API's port"),
+  TILECAST_METRICS_PORT: setting(integer(0, 65535), null, "serve `GET /metrics` on this port instead (and not on the API's port)"),
+  LOG_LEVEL: setting(
+    oneOf(LOG_LEVELS),
+    'info',
+    'least level logged: `trace`, `debug`, `info`, `warn`, `error`, `fatal` or `silent`; JSON lines (compact text on a terminal)',
+  ),
 };
 
 export type SettingName = keyof typeof SETTINGS;

@@ -52,7 +52,10 @@ const env = Object.fromEntries(only(runtime, 'ENV').flatMap((args) => args.split
 describe('Dockerfile', () => {
   it('build stage: the README documents each of its commands, npm ci building every package', () => {
     const commands = only(stage('build'), 'RUN');
-    expect(commands).toEqual(['npm ci --no-audit --no-fund', 'npm ci --omit=dev --workspace examples/reference-server --workspace packages/cli --ignore-scripts --no-audit --no-fund']);
+    expect(commands).toEqual([
+      'npm ci --no-audit --no-fund',
+      'npm ci --omit=dev --workspace examples/reference-server --workspace packages/cli --ignore-scripts --no-audit --no-fund',
+    ]);
     for (const command of commands) expect(container).toContain(`\`${command}\``);
     // npm ci builds through the root `prepare` script, as the README says.
     expect(JSON.parse(read(`${root}package.json`)).scripts.prepare).toBe('npm run build');

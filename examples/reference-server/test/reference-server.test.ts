@@ -143,6 +143,8 @@ describe('reference server', () => {
       webhookAllowPrivate: false,
       shutdownGraceMs: 10_000,
       apns: null,
+      metrics: { serve: 'off' },
+      logLevel: 'info',
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);

@@ -45,6 +45,14 @@ async function start(env: Record<string, string>): Promise<Running> {
   return { child, url: /listening on (\S+)/.exec(output)![1]!, output: () => output, exited };
 }
 
+/** The server's structured log events (its JSON lines; the start-up banner's text lines are not events). */
+function logEvents(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 interface RawStream {
   text: () => string;
   /** Resolves when the response is over: `complete` is true only when its last chunk arrived (no cut transfer). */
@@ -105,23 +113,22 @@ describe('graceful shutdown of the built server', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(await refused(server.url)).toBe(true);
     const steps = [
-      'shutdown: signal received',
-      'shutdown: draining, /readyz answers 503',
-      'shutdown: stopped accepting connections',
-      'shutdown: ended open streams with a last retry { streams: 2 }',
-      'shutdown: requests, pushes and webhook deliveries finished',
-      'shutdown: Tilecast closed',
-      'shutdown: store closed',
-      'shutdown: done, exiting',
+      { msg: 'shutdown: signal received', signal: 'SIGTERM' },
+      { msg: 'shutdown: draining, /readyz answers 503' },
+      { msg: 'shutdown: stopped accepting connections' },
+      { msg: 'shutdown: ended open streams with a last retry', streams: 2 },
+      { msg: 'shutdown: requests, pushes and webhook deliveries finished' },
+      { msg: 'shutdown: Tilecast closed' },
+      { msg: 'shutdown: store closed' },
+      { msg: 'shutdown: done, exiting' },
     ];
-    const log = server.output();
+    const logged = logEvents(server.output());
     let at = 0;
     for (const step of steps) {
-      const found = log.indexOf(step, at);
-      expect(found, `"${step}" after position ${at} in:\n${log}`).toBeGreaterThanOrEqual(0);
+      const found = logged.findIndex((event, i) => i >= at && Object.entries(step).every(([key, value]) => event[key] === value));
+      expect(found, `${JSON.stringify(step)} after event ${at} in:\n${server.output()}`).toBeGreaterThanOrEqual(0);
       at = found;
     }
-    expect(log).toContain("signal: 'SIGTERM'");
   });
 
   it('SIGINT: a request still in flight is cut when TILECAST_SHUTDOWN_GRACE_MS is over, and the process still exits 0', async () => {
@@ -142,11 +149,11 @@ describe('graceful shutdown of the built server', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
     await closed;
     expect(Date.now() - sent).toBeGreaterThanOrEqual(250);
-    const log = server.output();
-    expect(log).toContain("signal: 'SIGINT'");
-    expect(log).toContain('shutdown: grace period over, cutting what is left { grace_ms: 300 }');
-    expect(log).not.toContain('shutdown: requests, pushes and webhook deliveries finished');
-    expect(log).toContain('shutdown: store closed');
+    const events = logEvents(server.output());
+    expect(events).toContainEqual(expect.objectContaining({ msg: 'shutdown: signal received', signal: 'SIGINT' }));
+    expect(events).toContainEqual(expect.objectContaining({ msg: 'shutdown: grace period over, cutting what is left', grace_ms: 300 }));
+    expect(events.map((event) => event.msg)).not.toContain('shutdown: requests, pushes and webhook deliveries finished');
+    expect(events.map((event) => event.msg)).toContain('shutdown: store closed');
   });
 
   it('TILECAST_SHUTDOWN_GRACE_MS is validated like the other settings', () => {

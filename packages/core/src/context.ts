@@ -6,6 +6,7 @@ import type { EventBus } from './events/event-bus.js';
 import type { FrameCache } from './events/frame-cache.js';
 import type { EventStreamSlots } from './events/stream-slots.js';
 import type { Logger } from './logger.js';
+import type { SafeObserver } from './observer.js';
 import type { CredentialWatch } from './sse/credential-watch.js';
 import type { DeviceFanout } from './devices/fanout.js';
 import type { StoredEvent } from './storage/records.js';
@@ -20,6 +21,8 @@ export interface TilecastContext {
   storage: Storage;
   clock: Clock;
   logger: Logger;
+  /** Told what happens, for metrics and request logs; undefined when the host observes nothing. */
+  observer: SafeObserver | undefined;
   devices: DeviceFanout;
   /** Webhook delivery; the press intake calls `webhooks.dispatch` after each appended event. */
   webhooks: WebhookDispatcher;

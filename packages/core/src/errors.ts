@@ -66,9 +66,13 @@ export class StorageUnavailableError extends Error {
   /** Recognised by `isStorageUnavailable` even across two copies of this package. */
   readonly [UNAVAILABLE] = true;
 
-  constructor(message = 'storage unavailable', options?: { cause?: unknown }) {
+  /** True when the store gave up waiting (a statement, a connection): what metrics count as a deadline hit. */
+  readonly deadline: boolean;
+
+  constructor(message = 'storage unavailable', options?: { cause?: unknown; deadline?: boolean }) {
     super(message, options);
     this.name = 'StorageUnavailableError';
+    this.deadline = options?.deadline ?? false;
   }
 }
 

@@ -17,6 +17,19 @@ export { TilecastError, isTilecastError, StorageUnavailableError, isStorageUnava
 export type { FieldError, ServiceError } from './errors.js';
 export * from './clock.js';
 export * from './logger.js';
+export { combineObservers, UNMATCHED_ROUTE } from './observer.js';
+export type {
+  Observer,
+  PressObservation,
+  PushObservation,
+  RequestObservation,
+  StoreErrorObservation,
+  StreamObservation,
+  WebhookAttemptObservation,
+  WebhookDeliveryObservation,
+} from './observer.js';
+export { DEVICE_STREAM_TRANSPORT } from './devices/sse-device-transport.js';
+export { DEFAULT_TRANSPORT_NAME } from './transport/observed-transport.js';
 export * from './management/index.js';
 export { generateToken, hashToken } from './auth/tokens.js';
 export { createRecordingTransport, nullTransport } from './transport/recording-transport.js';

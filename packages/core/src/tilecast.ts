@@ -12,9 +12,10 @@ import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.j
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
-import { createRouter, type Route } from './http/router.js';
+import { createRouter, type Route, type Router } from './http/router.js';
 import type { CoreRequest, CoreResult } from './http/types.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { safeObserver, storeErrorKind, UNMATCHED_ROUTE, type Observer, type SafeObserver } from './observer.js';
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
 import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
@@ -24,6 +25,7 @@ import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './sse/creden
 import type { SseTimings } from './sse/connection.js';
 import { createSseConnectionRegistry } from './sse/connection-registry.js';
 import type { DeviceTransport } from './transport/device-transport.js';
+import { observedTransport } from './transport/observed-transport.js';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
 
 export interface TilecastOptions {
@@ -51,6 +53,12 @@ export interface TilecastOptions {
   /** Time source; inject a fake clock in tests. */
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Told about requests, pushes, webhook attempts, streams, presses and store outages, for
+   * metrics and request logs (`@tilecast/metrics` makes one). Default: none, and then none
+   * of it is measured.
+   */
+  observer?: Observer;
   /** `info.title` of `/openapi.json`. Default `Tilecast`. */
   title?: string;
   /**
@@ -64,7 +72,7 @@ export interface TilecastOptions {
    * when on) lets test deployments deliver to loopback/private receivers; `ca` adds trusted
    * CAs; `resolve` replaces DNS; `unsafeTestOnlyDial` is for tests only (see its docs).
    */
-  webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger'>;
+  webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger' | 'observer'>;
   /** How long `GET /readyz` waits for the store before answering `503`. Default 2 s. */
   readinessDeadlineMs?: number;
 }
@@ -128,9 +136,14 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
   const { storage } = options;
-  const sseDeviceTransport = createSseDeviceTransport();
-  const transport = combineTransports(options.transport ? [sseDeviceTransport, options.transport] : [sseDeviceTransport]);
+  const observer =
+    options.observer === undefined
+      ? undefined
+      : safeObserver(options.observer, (method, error) => logger.error('observer failed', { method, error: String(error) }));
+  const sseDeviceTransport = createSseDeviceTransport(observer);
   const hostTransport = options.transport;
+  const observedHost = hostTransport && observer ? observedTransport(hostTransport, observer) : hostTransport;
+  const transport = combineTransports(observedHost ? [sseDeviceTransport, observedHost] : [sseDeviceTransport]);
   const devices = createDeviceFanout({
     storage,
     transport,
@@ -139,16 +152,21 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     hasReceivers: () => hostTransport !== undefined || sseDeviceTransport.connectedDevices() > 0,
   });
   const bus = createEventBus(storage);
-  const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger });
+  const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger, observer });
   const eventStreamSlots = createEventStreamSlots(storage, clock, logger);
   const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
-  const sseConnections = createSseConnectionRegistry();
+  const sseConnections = createSseConnectionRegistry(observer);
+  // Whose request it was, for the request observation: noted by authentication, only when observed.
+  const requestAccounts = observer === undefined ? undefined : new WeakMap<CoreRequest, string>();
+  const noteAccount = requestAccounts === undefined ? undefined : (request: CoreRequest, accountId: string) => void requestAccounts.set(request, accountId);
+  const authenticateDevice = options.authenticateDevice ?? deviceTokenAuthenticator(storage);
   let openapiDocument: object | undefined;
 
   const context: TilecastContext = {
     storage,
     clock,
     logger,
+    observer,
     devices,
     webhooks,
     bus,
@@ -163,9 +181,10 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       logger,
       deadlineMs: options.readinessDeadlineMs ?? DEFAULT_READINESS_DEADLINE_MS,
       draining: () => sseConnections.draining,
+      observer,
     }),
-    credentials: new PublisherCredentials(storage),
-    authenticateDevice: options.authenticateDevice ?? deviceTokenAuthenticator(storage),
+    credentials: new PublisherCredentials(storage, noteAccount),
+    authenticateDevice: noteAccount === undefined ? authenticateDevice : notingDeviceAccount(authenticateDevice, noteAccount),
     sse: { ...DEFAULT_SSE_TIMINGS, ...options.sse },
     // Fire-and-forget: a slow receiver never delays the press intake or the stream.
     onEvent: (accountId, widgetSlug, event) => webhooks.dispatch(accountId, widgetSlug, event),
@@ -175,10 +194,13 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const purgeInterval = options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
   const stopHousekeeping = purgeInterval > 0 ? startHousekeeping(storage, clock, logger, purgeInterval) : () => {};
 
+  const devicePath = options.openapi?.devicePath ?? DEFAULT_DEVICE_PATH;
+  const observation = (prefix: string): HandlerObservation | undefined =>
+    observer && requestAccounts ? { observer, accounts: requestAccounts, prefix } : undefined;
   return {
-    ...createHandler(context, publisherRoutes),
-    device: createHandler(context, deviceRoutes),
-    health: createHandler(context, healthRoutes),
+    ...createHandler(context, publisherRoutes, observation('')),
+    device: createHandler(context, deviceRoutes, observation(devicePath.replace(/\/+$/, ''))),
+    health: createHandler(context, healthRoutes, observation('')),
     drain: () => ({ streamsEnded: sseConnections.drain() }),
     get draining() {
       return sseConnections.draining;
@@ -201,8 +223,20 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   };
 }
 
+/** What a handler needs to report its requests: only present when the instance is observed. */
+interface HandlerObservation {
+  observer: SafeObserver;
+  /** Accounts noted by authentication, per request. */
+  accounts: WeakMap<CoreRequest, string>;
+  /** Where the handler is mounted, for the route label (`/device` for the device API). */
+  prefix: string;
+}
+
+/** Where the device API is mounted when `openapi.devicePath` does not say (the reference deployment's path). */
+const DEFAULT_DEVICE_PATH = '/device';
+
 /** Routes a request and turns every failure into the specified response. */
-function createHandler(context: TilecastContext, routes: Route<TilecastContext>[]): Required<RequestHandler> {
+function createHandler(context: TilecastContext, routes: Route<TilecastContext>[], observation?: HandlerObservation): Required<RequestHandler> {
   const router = createRouter(routes);
   const failed = (request: CoreRequest, error: unknown): CoreResult => {
     if (isTilecastError(error)) {
@@ -212,6 +246,7 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     }
     if (isStorageUnavailable(error)) {
       context.logger.warn('storage unavailable', { method: request.method, path: request.path, error: describeError(error) });
+      context.observer?.storeError({ kind: storeErrorKind(error) });
       return errorToResult({ kind: 'storage_unavailable' });
     }
     context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
@@ -230,5 +265,53 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     }
     return answer.catch((error: unknown) => failed(request, error));
   };
-  return { handle, owns: router.owns };
+  // Unobserved, requests take the path above as it is: no time stamp, no label, no object.
+  if (observation === undefined) return { handle, owns: router.owns };
+  return { handle: observedHandle(context, router, routes, observation, failed), owns: router.owns };
+}
+
+/** `handle` with the request reported when answered: its route pattern, status, duration and account. */
+function observedHandle(
+  context: TilecastContext,
+  router: Router<TilecastContext>,
+  routes: Route<TilecastContext>[],
+  { observer, accounts, prefix }: HandlerObservation,
+  failed: (request: CoreRequest, error: unknown) => CoreResult,
+): (request: CoreRequest) => Promise<CoreResult> {
+  // The labels are the documented patterns (`/widget/{slug}`), made once.
+  const labels = new Map(routes.map((route) => [route.pattern, prefix + route.pattern.replace(/:([^/]+)/g, '{$1}')]));
+  return (request) => {
+    const started = performance.now();
+    let route = UNMATCHED_ROUTE;
+    let answer: Promise<CoreResult>;
+    try {
+      const match = router.match(request);
+      if ('error' in match) answer = Promise.resolve(errorToResult(match.error));
+      else {
+        route = labels.get(match.pattern) ?? UNMATCHED_ROUTE;
+        answer = match.handler(context, request, match.params).catch((error: unknown) => failed(request, error));
+      }
+    } catch (error) {
+      answer = Promise.resolve(failed(request, error));
+    }
+    return answer.then((result) => {
+      const accountId = accounts.get(request) ?? null;
+      observer.requestFinished({ method: request.method, route, status: statusOf(result), durationMs: performance.now() - started, accountId });
+      return result;
+    });
+  };
+}
+
+/** An event stream's status is `200`: its headers go out with the first write. */
+function statusOf(result: CoreResult): number {
+  return result.kind === 'sse' ? 200 : result.status;
+}
+
+/** Device authentication that notes the device's account for the request observation. */
+function notingDeviceAccount(authenticate: DeviceAuthenticator, note: (request: CoreRequest, accountId: string) => void): DeviceAuthenticator {
+  return (request) =>
+    Promise.resolve(authenticate(request)).then((device) => {
+      if (device !== null) note(request, device.accountId);
+      return device;
+    });
 }

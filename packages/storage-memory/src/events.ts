@@ -53,6 +53,12 @@ export function eventMethods(state: MemoryState): EventStore {
     async lastEventPosition(accountId) {
       return state.events.get(accountId)?.last ?? 0;
     },
+
+    async countEvents() {
+      let total = 0;
+      for (const log of state.events.values()) total += log.events.length;
+      return total;
+    },
   };
 }
 

@@ -83,11 +83,25 @@ export function isConnectionFailure(error: unknown): boolean {
   return DRIVER_MESSAGES.some((known) => text.startsWith(known));
 }
 
+/** The driver's own deadlines (connecting, waiting for the pool, the server's statement timeout), as opposed to a broken connection. */
+const DEADLINE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'timeout expired',
+  'Query read timeout',
+  'Connection terminated due to connection timeout',
+];
+
+function isDeadlineFailure(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  return code === '57014' || code === 'ETIMEDOUT' || DEADLINE_MESSAGES.some((known) => text.startsWith(known));
+}
+
 /** The error to throw: a connection failure becomes `StorageUnavailableError` (cause kept), anything else stays as it is. */
 export function classify(error: unknown): unknown {
   if (isStorageUnavailable(error) || !isConnectionFailure(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new StorageUnavailableError(`PostgreSQL unavailable: ${message}`, { cause: error });
+  return new StorageUnavailableError(`PostgreSQL unavailable: ${message}`, { cause: error, deadline: isDeadlineFailure(error) });
 }
 
 /**
@@ -102,7 +116,7 @@ export function guardedPool(pool: PoolLike, deadlines: Pick<Deadlines, 'acquireT
       let late = false;
       const timer = setTimeout(() => {
         late = true;
-        reject(new StorageUnavailableError(`PostgreSQL unavailable: no connection within ${deadlines.acquireTimeoutMs} ms`));
+        reject(new StorageUnavailableError(`PostgreSQL unavailable: no connection within ${deadlines.acquireTimeoutMs} ms`, { deadline: true }));
       }, deadlines.acquireTimeoutMs);
       pool.connect().then(
         (client) => {
@@ -166,7 +180,9 @@ class GuardedClient implements PoolClientLike {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
-        const error = new StorageUnavailableError(`PostgreSQL unavailable: statement did not complete within ${this.statementTimeoutMs} ms`);
+        const error = new StorageUnavailableError(`PostgreSQL unavailable: statement did not complete within ${this.statementTimeoutMs} ms`, {
+          deadline: true,
+        });
         this.#broken = error;
         reject(error);
       }, this.statementTimeoutMs);

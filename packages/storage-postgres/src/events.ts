@@ -72,5 +72,10 @@ export function eventMethods(ctx: Ctx): EventStore {
       const { rows } = await db.query<{ last: string | number }>(`SELECT last FROM ${t.eventCounters} WHERE account_id = $1`, [accountId]);
       return rows[0] ? num(rows[0].last) : 0;
     },
+
+    async countEvents() {
+      const { rows } = await db.query<{ count: string | number }>(`SELECT count(*) AS count FROM ${t.events}`);
+      return num(rows[0]!.count);
+    },
   };
 }

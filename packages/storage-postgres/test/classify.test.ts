@@ -1,6 +1,8 @@
 /** Which driver and server failures the store reports as an outage (`StorageUnavailableError`, a 503). */
+import type { StorageUnavailableError } from '@tilecast/core/storage';
 import { isConnectionFailure } from '@tilecast/storage-postgres';
 import { describe, expect, it } from 'vitest';
+import { classify } from '../src/deadlines.js';
 
 const failure = (code: string | undefined, message = 'x') => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -45,5 +47,18 @@ describe('isConnectionFailure', () => {
     expect(isConnectionFailure(new TypeError('x is undefined'))).toBe(false);
     expect(isConnectionFailure('ECONNREFUSED')).toBe(false);
     expect(isConnectionFailure(null)).toBe(false);
+  });
+});
+
+describe('classify', () => {
+  it('marks a missed deadline (deadline: true), apart from a lost or refused connection', () => {
+    const deadline = (error: Error) => (classify(error) as StorageUnavailableError).deadline;
+    expect(deadline(failure('57014', 'canceling statement due to statement timeout'))).toBe(true);
+    expect(deadline(failure(undefined, 'timeout exceeded when trying to connect'))).toBe(true);
+    expect(deadline(failure(undefined, 'Connection terminated due to connection timeout'))).toBe(true);
+    expect(deadline(failure('ETIMEDOUT'))).toBe(true);
+    expect(deadline(failure('ECONNREFUSED'))).toBe(false);
+    expect(deadline(failure(undefined, 'Connection terminated unexpectedly'))).toBe(false);
+    expect(deadline(failure('57P01'))).toBe(false);
   });
 });

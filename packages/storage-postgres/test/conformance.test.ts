@@ -1,6 +1,6 @@
 import { runStorageConformance } from '@tilecast/storage-conformance';
 import { type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
-import { afterAll } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { type Backend, DATABASE_URL, NEEDS_SERVER, openBackend, randomSchema } from './support.js';
 
 // One fresh schema for the whole run, dropped at the end. Against a real server (DATABASE_URL)
@@ -39,4 +39,11 @@ runStorageConformance({
     : {
         activityQuota: `concurrent starts across two connections; ${NEEDS_SERVER}`,
       },
+});
+
+// `countEvents` is optional in the contract (the suite checks it where present): this store has it.
+it('has the optional countEvents (the event-log size of metrics)', async () => {
+  const storage = await create();
+  expect(typeof storage.countEvents).toBe('function');
+  await storage.close();
 });

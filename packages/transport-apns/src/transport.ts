@@ -242,6 +242,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const path = (token: string) => `/3/device/${token}`;
 
   return {
+    name: 'apns',
     async pushActivity(deviceId, push: ActivityPush) {
       const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
       const registrations = await registry.registrationsOf(deviceId);

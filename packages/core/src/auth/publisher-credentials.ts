@@ -33,7 +33,14 @@ const CACHE_ENTRIES = 10_000;
 export class PublisherCredentials {
   readonly #cache = new LRUCache<string, { account: AccountRecord; tokenHash: string }>({ max: CACHE_ENTRIES });
 
-  constructor(private readonly storage: Storage) {}
+  /**
+   * `noteAccount`, when given, is told the account of each request it authenticates (the
+   * request observation's account id).
+   */
+  constructor(
+    private readonly storage: Storage,
+    private readonly noteAccount?: (request: CoreRequest, accountId: string) => void,
+  ) {}
 
   /**
    * Looks the token up in the store (401, 402) and remembers the answer for later writes.
@@ -50,6 +57,7 @@ export class PublisherCredentials {
       fail(account === null ? { kind: 'unauthorized' } : { kind: 'subscription_required' });
     }
     this.#cache.set(header, { account, tokenHash });
+    if (this.noteAccount !== undefined) this.noteAccount(request, account.id);
     return { account, tokenHash, confirmed: true };
   }
 
@@ -57,7 +65,9 @@ export class PublisherCredentials {
   #recall(request: CoreRequest): PublisherCredential | undefined {
     const header = soleAuthorization(request.headers.authorization);
     const hit = header === undefined ? undefined : this.#cache.get(header);
-    return hit === undefined ? undefined : { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
+    if (hit === undefined) return undefined;
+    if (this.noteAccount !== undefined) this.noteAccount(request, hit.account.id);
+    return { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
   }
 
   /**

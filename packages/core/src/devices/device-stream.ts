@@ -18,7 +18,7 @@ export function openDeviceStream(context: TilecastContext, device: DeviceRecord)
     kind: 'sse',
     run: async (sink) => {
       const connection = openSseConnection(sink, context.clock, context.sse);
-      context.sseConnections.track(connection);
+      context.sseConnections.track(connection, 'device');
       const queue: string[] = [];
       const detach = context.sseDeviceTransport.attach(device.id, {
         deliver: (text) => {

@@ -1,4 +1,5 @@
 import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
+import type { SafeObserver } from '../observer.js';
 import { sseEvent } from '../sse/format.js';
 
 /** One open `GET /device/stream`: takes framed pushes in order. */
@@ -16,13 +17,16 @@ export interface SseDeviceTransport extends DeviceTransport {
   connectedDevices(): number;
 }
 
-export function createSseDeviceTransport(): SseDeviceTransport {
+/** `observer`, when given, is told of every push: delivered to an open stream, or not connected here. */
+export function createSseDeviceTransport(observer?: SafeObserver): SseDeviceTransport {
   const connections = new Map<string, Set<DeviceConnection>>();
   // One push object goes to every device of a fan-out: frame it once, and only when
   // some device is connected here.
   const frames = new WeakMap<object, string>();
-  const deliver = (deviceId: string, event: string, push: object, data: () => object = () => push) => {
+  const deliver = (deviceId: string, event: 'widget' | 'activity', push: object, data: () => object = () => push) => {
     const open = connections.get(deviceId);
+    if (observer !== undefined)
+      observer.pushSettled({ transport: DEVICE_STREAM_TRANSPORT, kind: event, outcome: open === undefined ? 'not_connected' : 'delivered' });
     if (open === undefined) return;
     let text = frames.get(push);
     if (text === undefined) frames.set(push, (text = sseEvent({ event, data: data() })));
@@ -47,6 +51,9 @@ export function createSseDeviceTransport(): SseDeviceTransport {
     connectedDevices: () => connections.size,
   };
 }
+
+/** The device stream's name in push observations. */
+export const DEVICE_STREAM_TRANSPORT = 'device_stream';
 
 /** The `event: activity` data of reference-deployment §5: exactly these fields. */
 function streamActivity(push: ActivityPush): object {

@@ -105,7 +105,7 @@ class EventStream extends SseConnection implements AppendListener, HeldSlot, Acc
   follow(): void {
     this.open();
     if (this.ended) return;
-    this.context.sseConnections.track(this);
+    this.context.sseConnections.track(this, 'events');
     if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
     this.context.eventStreamSlots.keep(this);

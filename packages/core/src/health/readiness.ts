@@ -1,5 +1,7 @@
 import type { Clock } from '../clock.js';
+import { isStorageUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { storeErrorKind, type SafeObserver } from '../observer.js';
 import type { Storage } from '../storage/storage.js';
 
 /** Why `GET /readyz` says no. */
@@ -27,13 +29,21 @@ export interface ReadinessCheck {
  * that arrive while one is running share it, so a busy load balancer costs one store call
  * at a time.
  */
-export function createReadinessCheck(deps: { storage: Storage; clock: Clock; logger: Logger; deadlineMs: number; draining: () => boolean }): ReadinessCheck {
-  const { storage, clock, logger, deadlineMs, draining } = deps;
+export function createReadinessCheck(deps: {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  deadlineMs: number;
+  draining: () => boolean;
+  observer?: SafeObserver;
+}): ReadinessCheck {
+  const { storage, clock, logger, deadlineMs, draining, observer } = deps;
   let running: Promise<Readiness> | undefined;
   const probe = (): Promise<Readiness> =>
     new Promise<Readiness>((resolve) => {
       const timer = clock.setTimeout(() => {
         logger.warn('readiness: the store did not answer in time', { deadline_ms: deadlineMs });
+        observer?.storeError({ kind: 'deadline' });
         resolve({ ready: false, reason: 'storage' });
       }, deadlineMs);
       storage.getAccount(READINESS_PROBE_ACCOUNT).then(
@@ -44,6 +54,7 @@ export function createReadinessCheck(deps: { storage: Storage; clock: Clock; log
         (error: unknown) => {
           clock.clearTimeout(timer);
           logger.warn('readiness: the store failed', { error: String(error) });
+          if (isStorageUnavailable(error)) observer?.storeError({ kind: storeErrorKind(error) });
           resolve({ ready: false, reason: 'storage' });
         },
       );

@@ -12,7 +12,7 @@ export interface Route<C> {
   handler: RouteHandler<C>;
 }
 
-export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams } | { error: ServiceError };
+export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams; pattern: string } | { error: ServiceError };
 
 export interface Router<C> {
   /** The route for a request, or the refusal: `405` (with `Allow`) for a known path, `404` otherwise. */
@@ -48,7 +48,7 @@ export function createRouter<C>(routes: Route<C>[]): Router<C> {
     for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) {
       const params = matchSegments(route, segments);
       if (params === null) continue;
-      if (route.method === request.method) return { handler: route.handler, params };
+      if (route.method === request.method) return { handler: route.handler, params, pattern: route.pattern };
       (allow ??= []).push(route.method);
     }
     return allow !== undefined ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };

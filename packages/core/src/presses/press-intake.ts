@@ -7,6 +7,7 @@ import { pressEventIdOfKey, pressKey } from './event-id.js';
 import { pressRateRules } from './rate-limits.js';
 import { widgetKey } from '../storage/widget-key.js';
 import { isoTime } from '../iso-time.js';
+import type { PressObservation } from '../observer.js';
 
 export const EVENT_TYPE = 'widget.action.v1';
 /** An event expires 5 s after it occurred (spec "Limits"). */
@@ -48,6 +49,7 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
     accountId: press.owner,
     event: pressEvent(pressEventIdOfKey(key), press, kind, now),
   });
+  if (context.observer !== undefined) context.observer.press(PRESS_OUTCOMES[admission.outcome]);
   if (admission.outcome === 'duplicate') return admission.eventId;
   if (admission.outcome === 'limited') fail({ kind: 'too_many_presses' });
   const { event } = admission;
@@ -58,6 +60,13 @@ export async function acceptPress(context: TilecastContext, device: DeviceRecord
   if (target.hasWebhooks) context.onEvent(press.owner, press.slug, event);
   return event.id;
 }
+
+/** The observation of each admission's outcome, made once. */
+const PRESS_OUTCOMES: Record<'accepted' | 'duplicate' | 'limited', PressObservation> = {
+  accepted: { outcome: 'accepted' },
+  duplicate: { outcome: 'duplicate' },
+  limited: { outcome: 'limited' },
+};
 
 /** The action's kind (`actionKindIn`); `value` required for a toggle, refused for a button. */
 function checkAction(action: ActionKind | null, press: PressReport): ActionKind {

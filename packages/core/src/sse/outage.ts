@@ -1,6 +1,7 @@
 import type { TilecastContext } from '../context.js';
 import { isStorageUnavailable } from '../errors.js';
 import type { CoreResult, SseSink } from '../http/types.js';
+import { storeErrorKind } from '../observer.js';
 import { sseRetry } from './format.js';
 
 /**
@@ -30,6 +31,7 @@ export function streamOrOutage(context: TilecastContext, path: string, open: () 
   return open().catch((error: unknown) => {
     if (!isStorageUnavailable(error)) throw error;
     context.logger.warn('storage unavailable: outage stream', { path, error: describeError(error) });
+    context.observer?.storeError({ kind: storeErrorKind(error) });
     return outageStream();
   });
 }

@@ -222,6 +222,13 @@ export interface EventStore {
   /** The account's highest position so far (0 when none). */
   lastEventPosition(accountId: string): Promise<number>;
   /**
+   * Optional. How many events the store holds over every account, expired ones that
+   * `purgeExpired` has not removed yet included: the event-log size a metrics scrape reports.
+   * One cheap call (the log is short-lived and purged), never per request. Both Tilecast
+   * stores have it; a store without it simply has no event-log size metric.
+   */
+  countEvents?(): Promise<number>;
+  /**
    * Optional cross-instance wake-up: calls `listener(accountId)` when another instance
    * appended an event. Returns an unsubscribe function. Absent on single-process stores.
    */

@@ -33,6 +33,8 @@ export interface WidgetPush {
  * push; it never fails the publisher's request nor blocks other devices.
  */
 export interface DeviceTransport {
+  /** What push metrics call it (`apns`): a short fixed name, never an address. Default `host`. */
+  readonly name?: string;
   pushActivity(deviceId: string, push: ActivityPush): Promise<void>;
   pushWidget(deviceId: string, push: WidgetPush): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import type { SafeObserver, WebhookAttemptObservation } from '../observer.js';
 import type { StoredEvent } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { createGuardedAgent, type AddressPolicy, type GuardedAgentOptions } from './address-guard.js';
@@ -26,6 +27,8 @@ export interface WebhookDispatcherOptions extends Omit<GuardedAgentOptions, 'all
   storage: Storage;
   clock: Clock;
   logger: Logger;
+  /** Told of each attempt and each whole delivery (metrics). */
+  observer?: SafeObserver;
   /** Identifies this instance in delivery claims. Default: a random UUID. */
   instanceId?: string;
   /**
@@ -52,7 +55,7 @@ export interface WebhookDispatcher {
 type Outcome = { ok: true; attempts: number; status: number } | { ok: false; attempts: number; reason: string };
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { storage, clock, logger } = options;
+  const { storage, clock, logger, observer } = options;
   const instanceId = options.instanceId ?? randomUUID();
   const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   if (policy.allowPrivateNetworks) logger.warn('webhooks may target private and loopback addresses: for test deployments only');
@@ -86,6 +89,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       outcome: outcome.ok ? 'success' : 'failure',
       at: isoTime(clock.now()),
     });
+    observer?.webhookDelivered({ outcome: outcome.ok ? 'success' : 'failure', attempts: outcome.attempts });
     const fields = { account: accountId, slug, entry: target.key, event_id: event.id, ...outcome };
     if (outcome.ok) logger.info('webhook delivered', fields);
     else logger.warn('webhook delivery failed', fields);
@@ -94,8 +98,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const attemptAll = async (entry: WebhookEntryConfig, envelope: ActionEnvelope, event: StoredEvent): Promise<Outcome> => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const request = buildRequest(entry, envelope, event.envelope, policy, clock.now());
-      if (request === null) return { ok: false, attempts: attempt, reason: 'blocked' };
+      if (request === null) {
+        observer?.webhookAttempt({ attempt, outcome: 'blocked' });
+        return { ok: false, attempts: attempt, reason: 'blocked' };
+      }
       const result = await sendAttempt(request, { agent: attempt === 1 ? agent : retryAgent, clock, signal: closing.signal });
+      if (!closing.signal.aborted) observer?.webhookAttempt({ attempt, outcome: attemptOutcome(result) });
       if (isSuccess(result)) return { ok: true, attempts: attempt, status: result.status };
       const wait = retryDelay(result, attempt, clock.now(), event.expiresAt);
       if (wait === null || closing.signal.aborted) return { ok: false, attempts: attempt, reason: describe(result) };
@@ -132,6 +140,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 function isEmpty(map: Record<string, unknown>): boolean {
   for (const key in map) if (Object.hasOwn(map, key)) return false;
   return true;
+}
+
+/** An attempt's result as metrics count it. */
+function attemptOutcome(result: AttemptResult): WebhookAttemptObservation['outcome'] {
+  switch (result.kind) {
+    case 'response':
+      return isSuccess(result) ? 'success' : 'http_error';
+    case 'network':
+      return 'network_error';
+    default:
+      return result.kind;
+  }
 }
 
 /** Status or failure kind, for the operator's log. Never the address or the receiver's body. */

@@ -63,6 +63,20 @@ export function eventTests(get: GetHandles): void {
     expect((await storage.appendEvent(account, newEvent(LATER))).position).toBe(4);
   });
 
+  it('countEvents (when the store has it) counts the events held over every account until purged', async () => {
+    const { storage } = get();
+    if (storage.countEvents === undefined) return; // optional in the contract: nothing to check
+    const before = await storage.countEvents();
+    const [a, b] = [uid('acct'), uid('acct')];
+    await storage.appendEvent(a, newEvent(T0 + 1_000));
+    await storage.appendEvent(a, newEvent(LATER));
+    await storage.appendEvent(b, newEvent(T0 + 1_000));
+    expect(await storage.countEvents()).toBe(before + 3);
+    // Expired but not yet purged: still held.
+    expect(await storage.readEvents(a, { after: 0, now: T0 + 1_000, limit: 10 })).toHaveLength(1);
+    expect(await storage.countEvents()).toBe(before + 3);
+  });
+
   it('keeps the envelope exactly as given', async () => {
     const { storage } = get();
     const account = uid('acct');

@@ -35,8 +35,11 @@ export function purgeTests(get: GetHandles): void {
     expect(await storage.claimWebhookDelivery(shortEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 100 })).toBe(true);
     expect(await storage.claimWebhookDelivery(longEvent, '*', { instanceId: 'a', now: P0, expiresAt: P0 + 10_000 })).toBe(true);
 
+    const heldBefore = await storage.countEvents?.();
     expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(2 + 1 + 1 + 1);
     expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(0);
+    // The event-log size falls by the two expired events (when the store counts them).
+    if (heldBefore !== undefined) expect(await storage.countEvents?.()).toBe(heldBefore - 2);
 
     // Read back with an earlier `now`, at which the purged rows would still be valid:
     // only a real removal explains what follows.

@@ -1,0 +1,6 @@
+/**
+ * `@tilecast/metrics`: Tilecast's Prometheus metrics (prom-client), moved by the core's
+ * observer seam. `createTilecastMetrics({ registry, storage })` → `{ registry, observer }`.
+ */
+export { createTilecastMetrics, REQUEST_DURATION_BUCKETS } from './tilecast-metrics.js';
+export type { TilecastMetrics, TilecastMetricsOptions } from './tilecast-metrics.js';

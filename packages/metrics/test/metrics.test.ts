@@ -1,0 +1,108 @@
+import { UNMATCHED_ROUTE } from '@tilecast/core';
+import { createTilecastMetrics } from '@tilecast/metrics';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+import { Counter, Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+
+/** The value of the sample of counter or gauge `name` with exactly these labels (0 when absent). */
+async function sample(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) throw new Error(`no metric ${name}`);
+  const { values } = await metric.get();
+  const same = (found: Partial<Record<string, string | number>>) =>
+    Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([key, value]) => found[key] === value);
+  return values.find((value) => same(value.labels))?.value ?? 0;
+}
+
+describe('createTilecastMetrics', () => {
+  it('counts a request by method, route pattern and status, and observes its duration in seconds', async () => {
+    const { registry, observer } = createTilecastMetrics();
+    observer.requestFinished!({ method: 'PATCH', route: '/widget/{slug}', status: 200, durationMs: 3, accountId: 'acme' });
+    observer.requestFinished!({ method: 'PATCH', route: '/widget/{slug}', status: 200, durationMs: 40, accountId: 'acme' });
+    observer.requestFinished!({ method: 'GET', route: UNMATCHED_ROUTE, status: 404, durationMs: 1, accountId: null });
+    const labels = { method: 'PATCH', route: '/widget/{slug}', status: '200' };
+    expect(await sample(registry, 'tilecast_http_requests_total', labels)).toBe(2);
+    expect(await sample(registry, 'tilecast_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+    const text = await registry.metrics();
+    expect(text).toContain('tilecast_http_request_duration_seconds_bucket{le="0.005",method="PATCH",route="/widget/{slug}",status="200"} 1');
+    expect(text).toContain('tilecast_http_request_duration_seconds_bucket{le="0.05",method="PATCH",route="/widget/{slug}",status="200"} 2');
+    expect(text).toContain('tilecast_http_request_duration_seconds_sum{method="PATCH",route="/widget/{slug}",status="200"} 0.043');
+    // The account id is for logs: never a label.
+    expect(text).not.toContain('acme');
+  });
+
+  it('keeps labels bounded: an unknown method or a strange transport name becomes "other"', async () => {
+    const { registry, observer } = createTilecastMetrics();
+    observer.requestFinished!({ method: 'BREW', route: UNMATCHED_ROUTE, status: 405, durationMs: 1, accountId: null });
+    observer.pushSettled!({ transport: 'https://push.example.com/secret', kind: 'widget', outcome: 'delivered' });
+    expect(await sample(registry, 'tilecast_http_requests_total', { method: 'other', route: 'unmatched', status: '405' })).toBe(1);
+    expect(await sample(registry, 'tilecast_device_pushes_total', { transport: 'other', kind: 'widget', outcome: 'delivered' })).toBe(1);
+    expect(await registry.metrics()).not.toContain('example.com');
+  });
+
+  it('counts pushes, webhook attempts and deliveries, presses and store errors; tracks open streams', async () => {
+    const { registry, observer } = createTilecastMetrics();
+    observer.pushSettled!({ transport: 'device_stream', kind: 'widget', outcome: 'delivered' });
+    observer.pushSettled!({ transport: 'apns', kind: 'activity', outcome: 'failed' });
+    observer.webhookAttempt!({ attempt: 1, outcome: 'http_error' });
+    observer.webhookAttempt!({ attempt: 2, outcome: 'success' });
+    observer.webhookDelivered!({ outcome: 'success', attempts: 2 });
+    observer.press!({ outcome: 'accepted' });
+    observer.press!({ outcome: 'limited' });
+    observer.storeError!({ kind: 'deadline' });
+    observer.streamOpened!({ kind: 'events' });
+    observer.streamOpened!({ kind: 'events' });
+    observer.streamOpened!({ kind: 'device' });
+    observer.streamClosed!({ kind: 'events' });
+
+    expect(await sample(registry, 'tilecast_device_pushes_total', { transport: 'device_stream', kind: 'widget', outcome: 'delivered' })).toBe(1);
+    expect(await sample(registry, 'tilecast_device_pushes_total', { transport: 'apns', kind: 'activity', outcome: 'failed' })).toBe(1);
+    expect(await sample(registry, 'tilecast_webhook_attempts_total', { attempt: '1', outcome: 'http_error' })).toBe(1);
+    expect(await sample(registry, 'tilecast_webhook_attempts_total', { attempt: '2', outcome: 'success' })).toBe(1);
+    expect(await sample(registry, 'tilecast_webhook_deliveries_total', { outcome: 'success', attempts: '2' })).toBe(1);
+    expect(await sample(registry, 'tilecast_presses_total', { outcome: 'accepted' })).toBe(1);
+    expect(await sample(registry, 'tilecast_presses_total', { outcome: 'limited' })).toBe(1);
+    expect(await sample(registry, 'tilecast_store_errors_total', { kind: 'deadline' })).toBe(1);
+    expect(await sample(registry, 'tilecast_store_errors_total', { kind: 'unavailable' })).toBe(0);
+    expect(await sample(registry, 'tilecast_open_streams', { kind: 'events' })).toBe(1);
+    expect(await sample(registry, 'tilecast_open_streams', { kind: 'device' })).toBe(1);
+  });
+
+  it("adds its metrics to the embedder's registry, beside the embedder's own", async () => {
+    const registry = new Registry();
+    const own = new Counter({ name: 'shop_orders_total', help: 'Orders.', registers: [registry] });
+    own.inc();
+    const metrics = createTilecastMetrics({ registry });
+    expect(metrics.registry).toBe(registry);
+    metrics.observer.press!({ outcome: 'duplicate' });
+    const text = await registry.metrics();
+    expect(text).toContain('shop_orders_total 1');
+    expect(text).toContain('tilecast_presses_total{outcome="duplicate"} 1');
+  });
+
+  it('reads the event-log size from the store on each scrape', async () => {
+    const storage = createMemoryStorage();
+    const { registry } = createTilecastMetrics({ storage });
+    expect(await sample(registry, 'tilecast_event_log_events')).toBe(0);
+    const event = (id: string) => ({ id, subject: 'widget/lights', type: 'widget.action.v1', expiresAt: Date.now() + 60_000, envelope: { id } });
+    await storage.appendEvent('acme', event('e1'));
+    await storage.appendEvent('globex', event('e2'));
+    expect(await sample(registry, 'tilecast_event_log_events')).toBe(2);
+  });
+
+  it('has no event-log gauge without a store that counts events, and a failing count keeps the last value', async () => {
+    expect(createTilecastMetrics().registry.getSingleMetric('tilecast_event_log_events')).toBeUndefined();
+    expect(createTilecastMetrics({ storage: {} }).registry.getSingleMetric('tilecast_event_log_events')).toBeUndefined();
+    let answer: () => Promise<number> = async () => 7;
+    const { registry } = createTilecastMetrics({ storage: { countEvents: () => answer() } });
+    expect(await sample(registry, 'tilecast_event_log_events')).toBe(7);
+    answer = () => Promise.reject(new Error('store down'));
+    expect(await sample(registry, 'tilecast_event_log_events')).toBe(7);
+  });
+
+  it('takes a prefix for every name', async () => {
+    const { registry, observer } = createTilecastMetrics({ prefix: 'edge_' });
+    observer.press!({ outcome: 'accepted' });
+    expect(await sample(registry, 'edge_presses_total', { outcome: 'accepted' })).toBe(1);
+  });
+});
