@@ -3,7 +3,16 @@
  * the shape Hono, Next.js route handlers, Remix, Bun and Deno mount directly. It only
  * translates: every status and rule lives in `@tilecast/core`.
  */
-import { errorToResult, internalErrorResult, ownsPath, type CoreRequest, type CoreResult, type RequestHandler, type SseSink } from '@tilecast/core/adapter';
+import {
+  createMountTable,
+  errorToResult,
+  internalErrorResult,
+  responseHead,
+  type CoreRequest,
+  type CoreResult,
+  type RequestHandler,
+  type SseSink,
+} from '@tilecast/core/adapter';
 
 /** Anything with Tilecast's `handle`: a `Tilecast` instance, its `device` handler, a test double. */
 export type TilecastHandler = RequestHandler;
@@ -27,25 +36,18 @@ export function createFetchHandler<R = Response>(
   target: TilecastHandler | Record<string, TilecastHandler>,
   options: FetchHandlerOptions<R> = {},
 ): (request: Request) => Promise<Response | R> {
-  const base = normalizePath(options.basePath);
-  const entries: [string, TilecastHandler][] = isHandler(target) ? [['', target]] : Object.entries(target);
-  const mounts = entries.map(([path, handler]) => ({ prefix: base + normalizePath(path), handler })).sort((a, b) => b.prefix.length - a.prefix.length);
+  const find = createMountTable(isHandler(target) ? { '/': target } : target, options.basePath);
   const notFound = options.notFound ?? (() => toResponse(errorToResult({ kind: 'route_not_found' }), undefined));
   return async (request) => {
     const url = new URL(request.url);
-    for (const { prefix, handler } of mounts) {
-      if (!isUnder(url.pathname, prefix)) continue;
-      const path = url.pathname.slice(prefix.length) || '/';
-      if (!ownsPath(handler, path)) continue; // not Tilecast's: a shorter mount, or the host
-      const coreRequest = toCoreRequest(request, path, url.searchParams);
-      const result = await handler.handle(coreRequest).catch(internalErrorResult);
-      try {
-        return toResponse(result, request.signal);
-      } catch {
-        return toResponse(internalErrorResult(), undefined); // a body that does not serialize
-      }
+    const found = find(url.pathname);
+    if (found === undefined) return notFound(request); // not Tilecast's: the host's
+    const result = await found.handler.handle(toCoreRequest(request, found.path, url.searchParams)).catch(internalErrorResult);
+    try {
+      return toResponse(result, request.signal);
+    } catch {
+      return toResponse(internalErrorResult(), undefined); // a body that does not serialize
     }
-    return notFound(request);
   };
 }
 
@@ -89,10 +91,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array 
 }
 
 function toResponse(result: CoreResult, signal: AbortSignal | undefined): Response {
-  if (result.kind === 'json') {
-    return new Response(JSON.stringify(result.body), { status: result.status, headers: { ...result.headers, 'content-type': 'application/json' } });
-  }
-  if (result.kind === 'empty') return new Response(null, { status: result.status, headers: result.headers });
+  const { status, headers } = responseHead(result);
+  if (result.kind !== 'sse') return new Response(result.kind === 'json' ? JSON.stringify(result.body) : null, { status, headers });
   let sink: FetchSseSink | undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -107,8 +107,7 @@ function toResponse(result: CoreResult, signal: AbortSignal | undefined): Respon
     // No queue allowed before a read: everything queued counts as buffered.
     { highWaterMark: 0, size: (chunk) => chunk.byteLength },
   );
-  const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
-  return new Response(stream, { status: 200, headers: { ...headers, ...result.headers } });
+  return new Response(stream, { status, headers });
 }
 
 const encoder = new TextEncoder();
@@ -156,15 +155,4 @@ class FetchSseSink implements SseSink {
 
 function isHandler(target: TilecastHandler | Record<string, TilecastHandler>): target is TilecastHandler {
   return typeof (target as TilecastHandler).handle === 'function';
-}
-
-function normalizePath(path: string | undefined): string {
-  if (path === undefined || path === '' || path === '/') return '';
-  const withSlash = path.startsWith('/') ? path : `/${path}`;
-  return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
-}
-
-/** True when `path` is `prefix` itself or below it (every path is under the root, `''`). */
-function isUnder(path: string, prefix: string): boolean {
-  return prefix === '' || (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/'));
 }
