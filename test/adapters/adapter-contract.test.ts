@@ -161,7 +161,7 @@ async function honoHost(core: FakeHandler, basePath: string): Promise<Host> {
  * error handlers, and `tilecastFrameworkErrors`, as the adapter's README tells a host app to.
  */
 async function fastifyHost(core: FakeHandler, basePath: string): Promise<Host> {
-  const app = Fastify({ frameworkErrors: tilecastFrameworkErrors });
+  const app = Fastify({ frameworkErrors: tilecastFrameworkErrors() });
   app.setNotFoundHandler((_request, reply) => reply.code(hostAnswer.status).type('text/plain').send(hostAnswer.body));
   app.setErrorHandler((_error, _request, reply) => reply.code(hostError.status).type('text/plain').send(hostError.body));
   await app.register(tilecastPlugin, { prefix: basePath === '/' ? '' : basePath, handler: core });

@@ -9,6 +9,13 @@ import { createMountTable, ownsPath, splitTarget } from '@tilecast/core/adapter'
 import { handleNodeRequest, type TilecastHandler } from '@tilecast/adapter-node-http';
 
 export type { TilecastHandler } from '@tilecast/adapter-node-http';
+/**
+ * Node's own refusals in Tilecast's JSON error shape, for the server Fastify creates:
+ * `Fastify({ clientErrorHandler: answerClientError })` (oversized headers, malformed
+ * requests), `app.server.on('connect', answerConnect)` and
+ * `app.server.on('checkExpectation', answerExpectation)` (see the README).
+ */
+export { answerClientError, answerConnect, answerExpectation } from '@tilecast/adapter-node-http';
 
 export interface TilecastPluginOptions {
   /** What to serve under the registration's `prefix`: the Tilecast instance, or its `device` handler. */
@@ -54,20 +61,26 @@ export const tilecastPlugin: FastifyPluginCallback<TilecastPluginOptions> = (ins
   done();
 };
 
+/** Fastify's `frameworkErrors` option: called for what Fastify refuses before any route or hook runs. */
+export type FrameworkErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
+
 /**
- * For `Fastify({ frameworkErrors: tilecastFrameworkErrors })`. Fastify refuses a request
- * target that is not valid percent-encoding (`FST_ERR_BAD_URL`) before any route or hook
- * runs; with this option, such a request to one of Tilecast's paths gets Tilecast's own
- * answer, as on every other adapter (the core keeps a malformed escape as written, so
- * `PATCH /widget/%E0%A4%A` is the route's `404 Widget not found` after authentication).
- * Every other request and framework error gets Fastify's own answer (`reply.send(error)`).
+ * For Fastify's `frameworkErrors` option: `Fastify({ frameworkErrors: tilecastFrameworkErrors() })`.
+ * Fastify refuses a request target that is not valid percent-encoding (`FST_ERR_BAD_URL`)
+ * before any route or hook runs; with this option, such a request to one of Tilecast's
+ * paths gets Tilecast's own answer, as on every other adapter (the core keeps a malformed
+ * escape as written, so `PATCH /widget/%E0%A4%A` is the route's `404 Widget not found`
+ * after authentication). Every other request and framework error goes to `otherwise`
+ * (default: Fastify's own answer, `reply.send(error)`).
  */
-export function tilecastFrameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const mounted = error.code === 'FST_ERR_BAD_URL' ? registrations.get(request.server.server) : undefined;
-  const { path, query } = splitTarget(request.url);
-  const found = mounted === undefined ? undefined : createMountTable(mounted)(path);
-  if (found === undefined) return void reply.send(error);
-  handOver(found.handler, request, reply, query === '' ? found.path : `${found.path}?${query}`);
+export function tilecastFrameworkErrors(otherwise: FrameworkErrorHandler = (error, _request, reply) => void reply.send(error)): FrameworkErrorHandler {
+  return (error, request, reply) => {
+    const mounted = error.code === 'FST_ERR_BAD_URL' ? registrations.get(request.server.server) : undefined;
+    const { path, query } = splitTarget(request.url);
+    const found = mounted === undefined ? undefined : createMountTable(mounted)(path);
+    if (found === undefined) return otherwise(error, request, reply);
+    handOver(found.handler, request, reply, query === '' ? found.path : `${found.path}?${query}`);
+  };
 }
 
 /** Hands the raw request to Tilecast, which writes the raw response. */

@@ -90,6 +90,15 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array 
   return bytes;
 }
 
+/**
+ * A core result as a Fetch `Response`: for a host whose server refuses a request itself and
+ * lets the app give the answer, e.g. `@hono/node-server`'s `errorHandler`:
+ * `() => toFetchResponse(errorToResult({ kind: 'bad_request' }))`.
+ */
+export function toFetchResponse(result: CoreResult): Response {
+  return toResponse(result, undefined);
+}
+
 function toResponse(result: CoreResult, signal: AbortSignal | undefined): Response {
   const { status, headers } = responseHead(result);
   if (result.kind !== 'sse') return new Response(result.kind === 'json' ? JSON.stringify(result.body) : null, { status, headers });
