@@ -1,5 +1,5 @@
 // Tilecast under benchmark, served by the adapter named in argv[2] ('node-http' | 'express' |
-// 'fastify' | 'fetch', the last on @hono/node-server in a Hono app),
+// 'fastify' | 'fetch', the last in a Hono app on @hono/node-server; 'fetch-direct' without Hono),
 // on the storage named in argv[3]: 'memory' (default) or 'postgres' (at DATABASE_URL; only
 // when asked for, so a DATABASE_URL in the environment never changes the memory scenarios).
 // Reports the demo tokens to the runner.
@@ -37,6 +37,11 @@ if (adapter === 'fastify') {
   const app = new Hono();
   app.use(async (c, next) => (await handler(c.req.raw)) ?? next());
   listener = getRequestListener(app.fetch);
+} else if (adapter === 'fetch-direct') {
+  // For tools/compare.mjs: the Fetch handler as @hono/node-server's whole app, without Hono.
+  const { getRequestListener } = await import('@hono/node-server');
+  const { createFetchHandler } = await import('@tilecast/adapter-fetch');
+  listener = getRequestListener(createFetchHandler({ '/': tilecast, '/device': tilecast.device }));
 } else if (adapter === 'express') {
   // Loaded only here: a node:http server carries no express, as an embedder's would not.
   const { default: express } = await import('express');

@@ -8,8 +8,10 @@ import {
   errorToResult,
   internalErrorResult,
   responseHead,
+  splitTarget,
   type CoreRequest,
   type CoreResult,
+  type RequestBody,
   type RequestHandler,
   type SseSink,
 } from '@tilecast/core/adapter';
@@ -39,55 +41,94 @@ export function createFetchHandler<R = Response>(
   const find = createMountTable(isHandler(target) ? { '/': target } : target, options.basePath);
   const notFound = options.notFound ?? (() => toResponse(errorToResult({ kind: 'route_not_found' }), undefined));
   return async (request) => {
-    const url = new URL(request.url);
-    const found = find(url.pathname);
+    const { path, query } = targetOf(request.url);
+    const found = find(path);
     if (found === undefined) return notFound(request); // not Tilecast's: the host's
-    const result = await found.handler.handle(toCoreRequest(request, found.path, url.searchParams)).catch(internalErrorResult);
+    const result = await found.handler.handle(new FetchCoreRequest(request, found.path, query)).catch(internalErrorResult);
     try {
-      return toResponse(result, request.signal);
+      return toResponse(result, request);
     } catch {
       return toResponse(internalErrorResult(), undefined); // a body that does not serialize
     }
   };
 }
 
-function toCoreRequest(request: Request, path: string, query: URLSearchParams): CoreRequest {
-  // Names come lower-case. Repeated headers arrive joined with `, ` (the Fetch `Headers`
-  // merges them): two `Authorization` headers become one malformed value, which the core
-  // refuses like two.
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
+/** Path and query of a request's absolute URL (already parsed and normalised by whoever made the `Request`). */
+function targetOf(url: string): { path: string; query: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const fragment = url.indexOf('#');
+  return start === -1 ? { path: '/', query: '' } : splitTarget(fragment === -1 ? url.slice(start) : url.slice(start, fragment));
+}
+
+/**
+ * A class with lazy getters: a server may make `signal` (an AbortController) and the
+ * query's `URLSearchParams` only when asked, and most requests never ask.
+ */
+class FetchCoreRequest implements CoreRequest {
+  readonly method: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly body: RequestBody;
+  #query: URLSearchParams | undefined;
+
+  constructor(
+    private readonly request: Request,
+    readonly path: string,
+    private readonly queryText: string,
+  ) {
+    this.method = request.method;
+    this.headers = headerRecord(request.headers);
+    this.body = { kind: 'stream', read: (limit) => readLimited(request, limit) };
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.queryText));
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/**
+ * The headers as the core reads them, by lower-case name, each looked up when read:
+ * copying them all would cost a server with lazy headers (`@hono/node-server`) a full
+ * `Headers`. Repeated headers come joined with `, ` (the Fetch `Headers` merges them): two
+ * `Authorization` headers are one malformed value, which the core refuses like two.
+ */
+function headerRecord(headers: Headers): Record<string, string | undefined> {
+  const value = (name: string | symbol) => (typeof name === 'string' ? (headers.get(name) ?? undefined) : undefined);
+  return new Proxy<Record<string, string | undefined>>(Object.create(null), {
+    get: (_target, name) => value(name),
+    has: (_target, name) => value(name) !== undefined,
+    ownKeys: () => [...headers.keys()],
+    getOwnPropertyDescriptor: (_target, name) => (value(name) === undefined ? undefined : { value: value(name), enumerable: true, configurable: true }),
   });
-  const body = { kind: 'stream' as const, read: (limit: number) => readLimited(request, limit) };
-  return { method: request.method, path, query, headers, body, signal: request.signal };
 }
 
 /** The whole body; `'too_large'` once more than `limit` bytes are announced or read (the rest is left unread). */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
-  if (Number(request.headers.get('content-length')) > limit) return 'too_large';
-  if (request.signal.aborted) return 'aborted';
-  if (request.body === null) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const announced = request.headers.get('content-length');
+  if (Number(announced) > limit) return 'too_large';
   try {
-    const reader = request.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > limit) return 'too_large';
-      chunks.push(read.value);
-    }
+    // A length announced within the limit is the body's (HTTP framing): read whole, which
+    // servers do without a stream (`@hono/node-server` makes no web stream then).
+    if (announced !== null) return new Uint8Array(await request.arrayBuffer());
+    return request.body === null ? new Uint8Array(0) : await readChunks(request.body.getReader(), limit);
   } catch {
     return 'aborted'; // the client went away mid-body
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
+}
+
+/** A body of unannounced length, chunk by chunk: `'too_large'` as soon as it passes `limit`. */
+async function readChunks(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<Uint8Array | 'too_large'> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > limit) return 'too_large';
+    chunks.push(read.value);
   }
-  return bytes;
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /**
@@ -99,9 +140,10 @@ export function toFetchResponse(result: CoreResult): Response {
   return toResponse(result, undefined);
 }
 
-function toResponse(result: CoreResult, signal: AbortSignal | undefined): Response {
+function toResponse(result: CoreResult, request: Request | undefined): Response {
   const { status, headers } = responseHead(result);
   if (result.kind !== 'sse') return new Response(result.kind === 'json' ? JSON.stringify(result.body) : null, { status, headers });
+  const signal = request?.signal;
   let sink: FetchSseSink | undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
