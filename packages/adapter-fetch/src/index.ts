@@ -77,7 +77,7 @@ class FetchCoreRequest implements CoreRequest {
   ) {
     this.method = request.method;
     this.headers = headerRecord(request.headers);
-    this.body = { kind: 'stream', read: (limit) => readLimited(request, limit) };
+    this.body = { kind: 'stream', read: (limit) => readLimited(request, this.headers['content-length'], limit) };
   }
 
   get query(): URLSearchParams {
@@ -96,7 +96,8 @@ class FetchCoreRequest implements CoreRequest {
  * `Authorization` headers are one malformed value, which the core refuses like two.
  */
 function headerRecord(headers: Headers): Record<string, string | undefined> {
-  const value = (name: string | symbol) => (typeof name === 'string' ? (headers.get(name) ?? undefined) : undefined);
+  const read: Record<string, string | undefined> = Object.create(null); // each name looked up once
+  const value = (name: string | symbol) => (typeof name !== 'string' ? undefined : name in read ? read[name] : (read[name] = headers.get(name) ?? undefined));
   return new Proxy<Record<string, string | undefined>>(Object.create(null), {
     get: (_target, name) => value(name),
     has: (_target, name) => value(name) !== undefined,
@@ -106,13 +107,12 @@ function headerRecord(headers: Headers): Record<string, string | undefined> {
 }
 
 /** The whole body; `'too_large'` once more than `limit` bytes are announced or read (the rest is left unread). */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
-  const announced = request.headers.get('content-length');
+async function readLimited(request: Request, announced: string | undefined, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
   if (Number(announced) > limit) return 'too_large';
   try {
     // A length announced within the limit is the body's (HTTP framing): read whole, which
     // servers do without a stream (`@hono/node-server` makes no web stream then).
-    if (announced !== null) return new Uint8Array(await request.arrayBuffer());
+    if (announced !== undefined) return new Uint8Array(await request.arrayBuffer());
     return request.body === null ? new Uint8Array(0) : await readChunks(request.body.getReader(), limit);
   } catch {
     return 'aborted'; // the client went away mid-body
