@@ -55,6 +55,26 @@ export const p2 = throughputScenario({
   minRatio: 0.9,
 });
 
+export const p1h = throughputScenario({
+  id: 'P1H',
+  title: 'P1 through the Fetch adapter in a Hono app on @hono/node-server vs a hand-written Hono route',
+  baseline: { script: 'baselines/publish-hono.mjs' },
+  project: { script: 'servers/tilecast.mjs', args: ['fetch'] },
+  path: '/widget/lights',
+  body: widgetBody,
+  minRatio: 0.9,
+});
+
+export const p1f = throughputScenario({
+  id: 'P1F',
+  title: 'P1 through the Fastify plugin vs a hand-written Fastify route',
+  baseline: { script: 'baselines/publish-fastify.mjs' },
+  project: { script: 'servers/tilecast.mjs', args: ['fastify'] },
+  path: '/widget/lights',
+  body: widgetBody,
+  minRatio: 0.9,
+});
+
 export const p3 = throughputScenario({
   id: 'P3',
   title: 'PATCH /activity (progress, segmented bar), node:http adapter, memory storage',

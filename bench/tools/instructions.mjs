@@ -11,7 +11,7 @@ import { commandLine } from '../lib/cli.mjs';
 
 const { positionals, values } = commandLine(
   `
-Usage: node bench/tools/instructions.mjs [P1|P3|S2|W1] [--top N]
+Usage: node bench/tools/instructions.mjs [P1|P1H|P1F|P3|S2|W1] [--top N]
 
 Runs the scenario's baseline and Tilecast servers in turn under valgrind's callgrind,
 warms each up, then counts the instructions it runs per unit of work, without the garbage
@@ -20,6 +20,8 @@ to run), and prints both counts and their ratio. Counts do not depend on what el
 machine does, so they judge a change to a hot path where timed runs are too noisy.
 
   P1   per PATCH /widget (2,000 counted)                           about a minute
+  P1H  P1 through the Fetch adapter in Hono vs a Hono route          about a minute
+  P1F  P1 through the Fastify plugin vs a Fastify route              about a minute
   P3   per PATCH /activity (2,000 counted)                         about a minute
   S2   per press with 4 deliveries (250 accounts x 4 streams)      about three minutes
   W1   per press and its signed webhook (200 accounts)             about twenty minutes
@@ -50,6 +52,8 @@ if (!hasCallgrind) {
 /** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
 const setups = {
   P1: () => publishSetup('/widget/lights', widgetBody(), 'widget'),
+  P1H: () => publishSetup('/widget/lights', widgetBody(), 'widget', { script: 'baselines/publish-hono.mjs', args: [] }, 'fetch'),
+  P1F: () => publishSetup('/widget/lights', widgetBody(), 'widget', { script: 'baselines/publish-fastify.mjs', args: [] }, 'fastify'),
   P3: () => publishSetup('/activity/order', activityBody(), 'activity'),
   S2: () => pressSetup(250),
   W1: () => webhookSetup(200),
@@ -80,13 +84,13 @@ if (top > 0) {
     console.log(`  ${String(Math.round(added)).padStart(8)}  ${name.slice(0, 110)}`);
 }
 
-function publishSetup(path, body, kind) {
+function publishSetup(path, body, kind, baseline = { script: 'baselines/publish-node-http.mjs', args: [kind] }, adapter = 'node-http') {
   const count = 2_000;
   return {
     unit: 'request',
     count,
-    baseline: { script: 'baselines/publish-node-http.mjs', args: [kind] },
-    project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+    baseline,
+    project: { script: 'servers/tilecast.mjs', args: [adapter] },
     async drive(_which, { server, measure, collectGarbage }) {
       const headers = publishHeaders(server);
       const load = (amount) =>

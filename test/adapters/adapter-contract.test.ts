@@ -21,7 +21,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tilecastRouter } from '@tilecast/adapter-express';
 import { createFetchHandler } from '@tilecast/adapter-fetch';
-import { tilecastPlugin } from '@tilecast/adapter-fastify';
+import { tilecastFrameworkErrors, tilecastPlugin } from '@tilecast/adapter-fastify';
 import { installServerHandlers, listen, mount } from '@tilecast/adapter-node-http';
 import { TilecastError } from '@tilecast/core';
 import { readJsonBody, errorToResult, type CoreRequest, type CoreResult, type RequestHandler } from '@tilecast/core/adapter';
@@ -42,6 +42,8 @@ const ROUTES: Record<string, string[]> = {
   '/stream-short': ['GET'],
   '/boom': ['GET'],
 };
+/** And one parametric route, `GET /items/{id}`: a path the core owns with any last segment, as written. */
+const ITEM = /^\/items\/[^/]+$/;
 
 /** A fake core: records what it was given and answers according to the path. */
 function fakeCore() {
@@ -51,13 +53,14 @@ function fakeCore() {
   const streams: { aborted: boolean }[] = [];
   const slots = { open: 0 };
   const handler = {
-    owns: (path: string) => Object.hasOwn(ROUTES, path),
+    owns: (path: string) => Object.hasOwn(ROUTES, path) || ITEM.test(path),
     async handle(request: CoreRequest): Promise<CoreResult> {
       const entry: Seen = { method: request.method, path: request.path, query: request.query.toString(), headers: request.headers };
       seen.push(entry);
-      const methods = ROUTES[request.path];
+      const methods = ROUTES[request.path] ?? (ITEM.test(request.path) ? ['GET'] : undefined);
       if (methods === undefined) return errorToResult({ kind: 'route_not_found' });
       if (!methods.includes(request.method)) return errorToResult({ kind: 'method_not_allowed', allow: methods });
+      if (ITEM.test(request.path)) return { kind: 'json', status: 200, body: { item: request.path } };
       try {
         if (request.path === '/echo') {
           entry.body = await readJsonBody(request);
@@ -153,9 +156,12 @@ async function honoHost(core: FakeHandler, basePath: string): Promise<Host> {
   };
 }
 
-/** A Fastify host: its own JSON parsing for its routes, Tilecast's plugin, its own 404 and error handlers. */
+/**
+ * A Fastify host: its own JSON parsing for its routes, Tilecast's plugin, its own 404 and
+ * error handlers, and `tilecastFrameworkErrors`, as the adapter's README tells a host app to.
+ */
 async function fastifyHost(core: FakeHandler, basePath: string): Promise<Host> {
-  const app = Fastify();
+  const app = Fastify({ frameworkErrors: tilecastFrameworkErrors() });
   app.setNotFoundHandler((_request, reply) => reply.code(hostAnswer.status).type('text/plain').send(hostAnswer.body));
   app.setErrorHandler((_error, _request, reply) => reply.code(hostError.status).type('text/plain').send(hostError.body));
   await app.register(tilecastPlugin, { prefix: basePath === '/' ? '' : basePath, handler: core });
@@ -278,6 +284,28 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       expect(reply.headers.get('allow')).toBe('GET');
       expect(await reply.json()).toEqual({ detail: 'Method Not Allowed' });
       expect(seen).toHaveLength(1);
+    });
+
+    it('a path with a malformed percent-escape reaches the core as written, as on every adapter', async () => {
+      const { url, seen } = await setup();
+      for (const id of ['%E0%A4%A', '%ZZ', '%', 'a%2Fb', '%E2%9C%93']) {
+        const reply = await fetch(`${url}/items/${id}?q=1`);
+        expect(reply.status, id).toBe(200);
+        expect(await reply.json(), id).toEqual({ item: `/items/${id}` });
+      }
+      expect(seen.map((request) => request.query)).toEqual(Array(5).fill('q=1'));
+    });
+
+    it("a malformed percent-escape in a path that is not Tilecast's is the host's", async () => {
+      const { url, seen } = await setup();
+      for (const path of ['/nowhere/%E0%A4%A', '/items/%ZZ/deeper']) {
+        const reply = await fetch(`${url}${path}`);
+        // The host's 404; Fastify refuses such a target before routing, with its own 400.
+        const text = await reply.text();
+        if (entry.name === 'fastify') expect([reply.status, JSON.parse(text).code], path).toEqual([400, 'FST_ERR_BAD_URL']);
+        else expect([reply.status, text], path).toEqual([hostAnswer.status, hostAnswer.body]);
+      }
+      expect(seen).toHaveLength(0);
     });
 
     it("a malformed JSON body to a path that is not Tilecast's is the host's, never Tilecast's 422", async () => {

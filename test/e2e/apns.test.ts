@@ -2,7 +2,9 @@
  * From a publisher's `PATCH` to the APNs test double (issue 22, "Done when"): the device
  * registers its tokens through the device sync API, the store keeps them, and
  * `@tilecast/transport-apns` (its registry made from the same store) sends correctly
- * signed pushes, on both stores and through both adapters.
+ * signed pushes, on both stores, through node:http and Express. (Not through every adapter:
+ * a slow suite, and what it checks lies below the adapters, which api-server's other suites
+ * cover one by one.)
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createApnsTransport, apnsRegistryFrom, type ApnsTransport } from '@tilecast/transport-apns';

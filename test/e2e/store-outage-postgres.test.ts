@@ -1,9 +1,10 @@
 /**
- * Both adapters on PostgreSQL through a TCP proxy the test freezes or stops (deadlines
+ * node:http and Express on PostgreSQL through a TCP proxy the test freezes or stops (deadlines
  * injected at 300 ms): `503 {"detail": "Service Unavailable"}` for publishing and presses,
  * the outage stream for `GET /events` (the token lookup is what fails), and normal
  * answers again afterwards. (The same with the reference server's settings:
- * examples/reference-server/test/store-outage.test.ts.)
+ * examples/reference-server/test/store-outage.test.ts. Not every adapter: a slow suite,
+ * and the outage answers through every adapter are store-outage.test.ts's.)
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';

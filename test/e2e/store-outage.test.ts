@@ -2,13 +2,13 @@
  * A store that cannot answer (`StorageUnavailableError`, what a store throws when it is
  * down or misses a deadline): every endpoint answers `503 {"detail": "Service Unavailable"}`,
  * and the two stream endpoints the temporary-outage stream (`200`, only `retry:`, end),
- * whichever step hit the outage. Any other store error stays a `500`. Both adapters.
+ * whichever step hit the outage. Any other store error stays a `500`. Every adapter.
  * (The real PostgreSQL outage, through a paused TCP proxy: `store-outage-postgres.test.ts`.)
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageUnavailableError, type Storage } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
-import { request, startApi, type AdapterName, type ApiServer } from '../support/api-server.js';
+import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { createCapturingLogger, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { openSse } from '../support/sse-client.js';
 
@@ -44,7 +44,7 @@ function switchable(storage: Storage) {
   };
 }
 
-describe.each(['node-http', 'express'] as AdapterName[])('a store outage through %s', (adapter) => {
+describe.each(adapters)('a store outage through %s', (adapter) => {
   let api: ApiServer;
   let f: Fixture;
   let store: ReturnType<typeof switchable>;

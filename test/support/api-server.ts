@@ -1,8 +1,13 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import express from 'express';
+import Fastify from 'fastify';
 import { installServerHandlers, tilecastRouter } from '@tilecast/adapter-express';
-import { listen, mount } from '@tilecast/adapter-node-http';
+import { answerClientError, answerConnect, answerExpectation, tilecastFrameworkErrors, tilecastPlugin } from '@tilecast/adapter-fastify';
+import { createFetchHandler, toFetchResponse } from '@tilecast/adapter-fetch';
+import { installServerHandlers as installNodeHandlers, listen, mount } from '@tilecast/adapter-node-http';
+import { errorToResult } from '@tilecast/core/adapter';
 import {
   createRecordingTransport,
   createTilecast,
@@ -18,9 +23,12 @@ import {
 } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 
-/** `express+json`: the host app ran `express.json()` before the Tilecast router. */
-export type AdapterName = 'node-http' | 'express' | 'express+json';
-export const adapters: AdapterName[] = ['node-http', 'express', 'express+json'];
+/**
+ * `express+json`: the host app ran `express.json()` before the Tilecast router. `fetch`:
+ * the Fetch handler on `@hono/node-server`.
+ */
+export type AdapterName = 'node-http' | 'express' | 'express+json' | 'fastify' | 'fetch';
+export const adapters: AdapterName[] = ['node-http', 'express', 'express+json', 'fastify', 'fetch'];
 
 export interface ApiServer {
   url: string;
@@ -58,10 +66,7 @@ export async function startApi(
     webhooks: options.webhooks,
     observer: options.observer,
   });
-  const { url, close } =
-    adapter === 'node-http'
-      ? await listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: 0, host: '127.0.0.1' })
-      : await listenExpress(tilecast, adapter === 'express+json');
+  const { url, close } = await listenThrough(adapter, tilecast);
   return {
     url,
     tilecast,
@@ -83,6 +88,71 @@ function alongside(first: DeviceTransport, second: DeviceTransport): DeviceTrans
     pushWidget: async (deviceId, push) => {
       await Promise.all([first.pushWidget(deviceId, push), second.pushWidget(deviceId, push)]);
     },
+  };
+}
+
+/** Tilecast (the owner's API and, under `/device`, the phones') served through `adapter`. */
+function listenThrough(adapter: AdapterName, tilecast: Tilecast): Promise<{ url: string; close(): Promise<void> }> {
+  switch (adapter) {
+    case 'node-http':
+      return listen(mount({ '/': tilecast, '/device': tilecast.device }), { port: 0, host: '127.0.0.1' });
+    case 'express':
+    case 'express+json':
+      return listenExpress(tilecast, adapter === 'express+json');
+    case 'fastify':
+      return listenFastify(tilecast);
+    case 'fetch':
+      return listenFetch(tilecast);
+  }
+}
+
+/**
+ * A Fastify app with the plugin registered under a prefix, and what its README gives a
+ * host for Node's and Fastify's own refusals. Its own 404 and error handler answer in the
+ * service's shape, as the Express host's do.
+ */
+async function listenFastify(tilecast: Tilecast): Promise<{ url: string; close(): Promise<void> }> {
+  const hostRefusal = { detail: 'Refused by the host app' };
+  const app = Fastify({
+    frameworkErrors: tilecastFrameworkErrors((error, _request, reply) => void reply.code(error.statusCode ?? 400).send(hostRefusal)),
+    clientErrorHandler: answerClientError,
+  });
+  app.server.on('connect', answerConnect);
+  app.server.on('checkExpectation', answerExpectation);
+  app.setNotFoundHandler((_request, reply) => void reply.code(404).send({ detail: 'Not Found' }));
+  app.setErrorHandler((error: { statusCode?: number }, _request, reply) => void reply.code(error.statusCode ?? 500).send(hostRefusal));
+  await app.register(tilecastPlugin, { prefix: '/svc', handler: tilecast });
+  await app.register(tilecastPlugin, { prefix: '/svc/device', handler: tilecast.device });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/svc`,
+    close: async () => {
+      app.server.closeAllConnections();
+      await app.close();
+    },
+  };
+}
+
+/**
+ * The Fetch handler under a base path, on `@hono/node-server` (the server Hono apps run on
+ * in Node): a request it cannot make a Fetch `Request` of (a header value Fetch refuses,
+ * say) gets the core's `400`, and Node's own refusals the JSON shape, as the README shows.
+ */
+async function listenFetch(tilecast: Tilecast): Promise<{ url: string; close(): Promise<void> }> {
+  const handler = createFetchHandler({ '/': tilecast, '/device': tilecast.device }, { basePath: '/svc' });
+  const errorHandler = () => toFetchResponse(errorToResult({ kind: 'bad_request' }));
+  const server = createServer(getRequestListener(handler, { errorHandler }));
+  installNodeHandlers(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/svc`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

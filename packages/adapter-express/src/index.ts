@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { jsonDecodeError, ownsPath, type ServiceError } from '@tilecast/core/adapter';
-import { handleNodeRequest, splitUrl, type TilecastHandler } from '@tilecast/adapter-node-http';
+import { jsonDecodeError, ownsPath, splitTarget, type ServiceError } from '@tilecast/core/adapter';
+import { handleNodeRequest, type TilecastHandler } from '@tilecast/adapter-node-http';
 
 export type { TilecastHandler } from '@tilecast/adapter-node-http';
 /**
@@ -44,7 +44,7 @@ export type TilecastErrorMiddleware = (error: unknown, req: IncomingMessage, res
 
 /** The core's answer to "is this mine?", for the path relative to where the router is mounted. */
 function isTilecastRoute(tilecast: TilecastHandler, req: IncomingMessage): boolean {
-  return ownsPath(tilecast, splitUrl(req.url ?? '/').path);
+  return ownsPath(tilecast, splitTarget(req.url ?? '/').path);
 }
 
 /** What an earlier body parser left in `req.body`; `undefined` when none ran for this request. */
@@ -54,7 +54,7 @@ function preParsedBody(req: IncomingMessage): unknown {
 
 /** body-parser's error types, mapped to the service's refusals. */
 function bodyParserRefusal(error: unknown, req: IncomingMessage): ServiceError | null {
-  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  const { type, expose } = (error ?? {}) as { type?: unknown; expose?: unknown };
   switch (type) {
     case 'entity.parse.failed':
       return jsonDecodeError();
@@ -66,15 +66,12 @@ function bodyParserRefusal(error: unknown, req: IncomingMessage): ServiceError |
     case 'charset.unsupported':
       return { kind: 'unsupported_media_type' };
     default:
-      // A compressed body that does not inflate: body-parser wraps zlib's error in a 400
-      // with no `type`. Tilecast takes no compressed body, so the core refuses it as it
-      // refuses every other (415), instead of Express's HTML error page.
-      return isClientError(status) && isCompressed(req) ? { kind: 'unsupported_media_type' } : null;
+      // A compressed body that does not inflate: body-parser wraps zlib's error in a client
+      // error (`expose`, as http-errors marks them) with no `type`. Tilecast takes no
+      // compressed body, so the core refuses it as it refuses every other (415), instead
+      // of Express's HTML error page.
+      return expose === true && isCompressed(req) ? { kind: 'unsupported_media_type' } : null;
   }
-}
-
-function isClientError(status: unknown): boolean {
-  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 function isCompressed(req: IncomingMessage): boolean {

@@ -3,7 +3,18 @@
  * the shape Hono, Next.js route handlers, Remix, Bun and Deno mount directly. It only
  * translates: every status and rule lives in `@tilecast/core`.
  */
-import { errorToResult, internalErrorResult, ownsPath, type CoreRequest, type CoreResult, type RequestHandler, type SseSink } from '@tilecast/core/adapter';
+import {
+  createMountTable,
+  errorToResult,
+  internalErrorResult,
+  responseHead,
+  splitTarget,
+  type CoreRequest,
+  type CoreResult,
+  type RequestBody,
+  type RequestHandler,
+  type SseSink,
+} from '@tilecast/core/adapter';
 
 /** Anything with Tilecast's `handle`: a `Tilecast` instance, its `device` handler, a test double. */
 export type TilecastHandler = RequestHandler;
@@ -27,72 +38,112 @@ export function createFetchHandler<R = Response>(
   target: TilecastHandler | Record<string, TilecastHandler>,
   options: FetchHandlerOptions<R> = {},
 ): (request: Request) => Promise<Response | R> {
-  const base = normalizePath(options.basePath);
-  const entries: [string, TilecastHandler][] = isHandler(target) ? [['', target]] : Object.entries(target);
-  const mounts = entries.map(([path, handler]) => ({ prefix: base + normalizePath(path), handler })).sort((a, b) => b.prefix.length - a.prefix.length);
+  const find = createMountTable(isHandler(target) ? { '/': target } : target, options.basePath);
   const notFound = options.notFound ?? (() => toResponse(errorToResult({ kind: 'route_not_found' }), undefined));
   return async (request) => {
-    const url = new URL(request.url);
-    for (const { prefix, handler } of mounts) {
-      if (!isUnder(url.pathname, prefix)) continue;
-      const path = url.pathname.slice(prefix.length) || '/';
-      if (!ownsPath(handler, path)) continue; // not Tilecast's: a shorter mount, or the host
-      const coreRequest = toCoreRequest(request, path, url.searchParams);
-      const result = await handler.handle(coreRequest).catch(internalErrorResult);
-      try {
-        return toResponse(result, request.signal);
-      } catch {
-        return toResponse(internalErrorResult(), undefined); // a body that does not serialize
-      }
+    const { path, query } = targetOf(request.url);
+    const found = find(path);
+    if (found === undefined) return notFound(request); // not Tilecast's: the host's
+    const result = await found.handler.handle(new FetchCoreRequest(request, found.path, query)).catch(internalErrorResult);
+    try {
+      return toResponse(result, request);
+    } catch {
+      return toResponse(internalErrorResult(), undefined); // a body that does not serialize
     }
-    return notFound(request);
   };
 }
 
-function toCoreRequest(request: Request, path: string, query: URLSearchParams): CoreRequest {
-  // Names come lower-case. Repeated headers arrive joined with `, ` (the Fetch `Headers`
-  // merges them): two `Authorization` headers become one malformed value, which the core
-  // refuses like two.
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
+/** Path and query of a request's absolute URL (already parsed and normalised by whoever made the `Request`). */
+function targetOf(url: string): { path: string; query: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const fragment = url.indexOf('#');
+  return start === -1 ? { path: '/', query: '' } : splitTarget(fragment === -1 ? url.slice(start) : url.slice(start, fragment));
+}
+
+/**
+ * A class with lazy getters: a server may make `signal` (an AbortController) and the
+ * query's `URLSearchParams` only when asked, and most requests never ask.
+ */
+class FetchCoreRequest implements CoreRequest {
+  readonly method: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly body: RequestBody;
+  #query: URLSearchParams | undefined;
+
+  constructor(
+    private readonly request: Request,
+    readonly path: string,
+    private readonly queryText: string,
+  ) {
+    this.method = request.method;
+    this.headers = headerRecord(request.headers);
+    this.body = { kind: 'raw', read: (limit) => readLimited(request, this.headers['content-length'], limit) };
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.queryText));
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/**
+ * The headers as the core reads them, by lower-case name, each looked up when read:
+ * copying them all would cost a server with lazy headers (`@hono/node-server`) a full
+ * `Headers`. Repeated headers come joined with `, ` (the Fetch `Headers` merges them): two
+ * `Authorization` headers are one malformed value, which the core refuses like two.
+ */
+function headerRecord(headers: Headers): Record<string, string | undefined> {
+  const read: Record<string, string | undefined> = Object.create(null); // each name looked up once
+  const value = (name: string | symbol) => (typeof name !== 'string' ? undefined : name in read ? read[name] : (read[name] = headers.get(name) ?? undefined));
+  return new Proxy<Record<string, string | undefined>>(Object.create(null), {
+    get: (_target, name) => value(name),
+    has: (_target, name) => value(name) !== undefined,
+    ownKeys: () => [...headers.keys()],
+    getOwnPropertyDescriptor: (_target, name) => (value(name) === undefined ? undefined : { value: value(name), enumerable: true, configurable: true }),
   });
-  const body = { kind: 'raw' as const, read: (limit: number) => readLimited(request, limit) };
-  return { method: request.method, path, query, headers, body, signal: request.signal };
 }
 
 /** The whole body; `'too_large'` once more than `limit` bytes are announced or read (the rest is left unread). */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
-  if (Number(request.headers.get('content-length')) > limit) return 'too_large';
-  if (request.signal.aborted) return 'aborted';
-  if (request.body === null) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+async function readLimited(request: Request, announced: string | undefined, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
+  if (Number(announced) > limit) return 'too_large';
   try {
-    const reader = request.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > limit) return 'too_large';
-      chunks.push(read.value);
-    }
+    // A length announced within the limit is the body's (HTTP framing): read whole, which
+    // servers do without a stream (`@hono/node-server` makes no web stream then).
+    if (announced !== undefined) return new Uint8Array(await request.arrayBuffer());
+    return request.body === null ? new Uint8Array(0) : await readChunks(request.body.getReader(), limit);
   } catch {
     return 'aborted'; // the client went away mid-body
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
 }
 
-function toResponse(result: CoreResult, signal: AbortSignal | undefined): Response {
-  if (result.kind === 'json') {
-    return new Response(JSON.stringify(result.body), { status: result.status, headers: { ...result.headers, 'content-type': 'application/json' } });
+/** A body of unannounced length, chunk by chunk: `'too_large'` as soon as it passes `limit`. */
+async function readChunks(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<Uint8Array | 'too_large'> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > limit) return 'too_large';
+    chunks.push(read.value);
   }
-  if (result.kind === 'empty') return new Response(null, { status: result.status, headers: result.headers });
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(await new Blob(chunks).arrayBuffer());
+}
+
+/**
+ * A core result as a Fetch `Response`: for a host whose server refuses a request itself and
+ * lets the app give the answer, e.g. `@hono/node-server`'s `errorHandler`:
+ * `() => toFetchResponse(errorToResult({ kind: 'bad_request' }))`.
+ */
+export function toFetchResponse(result: CoreResult): Response {
+  return toResponse(result, undefined);
+}
+
+function toResponse(result: CoreResult, request: Request | undefined): Response {
+  const { status, headers } = responseHead(result);
+  if (result.kind !== 'sse') return new Response(result.kind === 'json' ? JSON.stringify(result.body) : null, { status, headers });
+  const signal = request?.signal;
   let sink: FetchSseSink | undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -107,8 +158,7 @@ function toResponse(result: CoreResult, signal: AbortSignal | undefined): Respon
     // No queue allowed before a read: everything queued counts as buffered.
     { highWaterMark: 0, size: (chunk) => chunk.byteLength },
   );
-  const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
-  return new Response(stream, { status: 200, headers: { ...headers, ...result.headers } });
+  return new Response(stream, { status, headers });
 }
 
 const encoder = new TextEncoder();
@@ -156,15 +206,4 @@ class FetchSseSink implements SseSink {
 
 function isHandler(target: TilecastHandler | Record<string, TilecastHandler>): target is TilecastHandler {
   return typeof (target as TilecastHandler).handle === 'function';
-}
-
-function normalizePath(path: string | undefined): string {
-  if (path === undefined || path === '' || path === '/') return '';
-  const withSlash = path.startsWith('/') ? path : `/${path}`;
-  return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
-}
-
-/** True when `path` is `prefix` itself or below it (every path is under the root, `''`). */
-function isUnder(path: string, prefix: string): boolean {
-  return prefix === '' || (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/'));
 }

@@ -1,8 +1,8 @@
 /** Translation of a `node:http` request into the core's `CoreRequest`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CoreRequest, HeaderValue, RequestBody, ServiceError } from '@tilecast/core/adapter';
-import { readLimited } from './body.js';
-import { closeSignal, whenClosed } from './close.js';
+import { splitTarget, type CoreRequest, type HeaderValue, type RequestBody, type ServiceError } from '@tilecast/core/adapter';
+import { readLimited } from './io/body.js';
+import { closeSignal, whenClosed } from './io/close.js';
 
 export interface ToCoreRequestOptions {
   /** Path of the request relative to where Tilecast is mounted, with the query. Default `req.url`. */
@@ -14,7 +14,7 @@ export interface ToCoreRequestOptions {
 }
 
 export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options: ToCoreRequestOptions = {}): CoreRequest {
-  const { path, query } = splitUrl(options.url ?? req.url ?? '/');
+  const { path, query } = splitTarget(options.url ?? req.url ?? '/');
   const body: RequestBody = options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
   // As received: methods are case-sensitive (RFC 9110 §9.1), and Node's parser only
   // produces the registered ones, in upper case.
@@ -68,21 +68,6 @@ class NodeCoreRequest implements CoreRequest {
   onClose(fn: () => void): void {
     whenClosed(this.res, fn);
   }
-}
-
-/** Path and query of an origin-form (or absolute-form) request target. */
-export function splitUrl(url: string): { path: string; query: string } {
-  let target = url;
-  if (!target.startsWith('/')) {
-    try {
-      const parsed = new URL(target);
-      target = parsed.pathname + parsed.search;
-    } catch {
-      target = '/';
-    }
-  }
-  const mark = target.indexOf('?');
-  return mark === -1 ? { path: target, query: '' } : { path: target.slice(0, mark), query: target.slice(mark + 1) };
 }
 
 function requestBody(req: IncomingMessage, parsed: unknown): RequestBody {

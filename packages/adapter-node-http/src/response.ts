@@ -1,6 +1,6 @@
 /** Writing the core's answer to a `node:http` response. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { internalErrorResult, type CoreResult, type RequestHandler } from '@tilecast/core/adapter';
+import { internalErrorResult, responseHead, type CoreResult, type RequestHandler } from '@tilecast/core/adapter';
 import { toCoreRequest, type ToCoreRequestOptions } from './request.js';
 import { runEventStream } from './sse.js';
 
@@ -13,18 +13,11 @@ export type TilecastHandler = RequestHandler;
  */
 export function writeCoreResult(res: ServerResponse, result: CoreResult): Promise<void> | undefined {
   if (result.kind === 'sse') return runEventStream(res, result);
-  if (result.kind === 'empty') {
-    res.writeHead(result.status, result.headers);
-    res.end();
-    return;
-  }
+  const { status, headers } = responseHead(result);
+  if (result.kind === 'empty') return void res.writeHead(status, headers).end();
   const payload = JSON.stringify(result.body);
-  res.writeHead(result.status, {
-    ...result.headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-  });
-  res.end(payload);
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  res.writeHead(status, headers).end(payload);
 }
 
 /**

@@ -1,27 +1,18 @@
 /** An event stream over a `node:http` response: its head, and the sink the core writes to. */
 import type { ServerResponse } from 'node:http';
-import type { CoreResult, SseSink } from '@tilecast/core/adapter';
-import { abortIfWatched, closeController, whenClosed } from './close.js';
+import { responseHead, type CoreResult, type SseSink } from '@tilecast/core/adapter';
+import { abortIfWatched, closeController, whenClosed } from './io/close.js';
 
 /** Not an async function, like `handleNodeRequest`: a stream lives for minutes, and so would a suspended frame. */
 export function runEventStream(res: ServerResponse, result: Extract<CoreResult, { kind: 'sse' }>): Promise<void> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-    connection: 'keep-alive',
-    ...result.headers,
-  });
+  const { status, headers } = responseHead(result);
+  res.writeHead(status, headers);
   res.flushHeaders();
-  const sink = createSseSink(res);
+  const sink = new NodeSseSink(res);
   // Ended whatever way the run ends (`finally` would keep two more closures per stream).
   // A run that failed leaves an ended response: nothing more to answer.
   const end = () => sink.end();
   return result.run(sink).then(end, end);
-}
-
-function createSseSink(res: ServerResponse): SseSink {
-  return new NodeSseSink(res);
 }
 
 /** What every SSE write answers: one settled promise, not a new one per write. */

@@ -5,7 +5,7 @@
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLimited } from '../src/body.js';
+import { readLimited } from '../src/io/body.js';
 
 const EVENTS = ['data', 'end', 'error', 'close'] as const;
 const listeners = (req: IncomingMessage) => EVENTS.map((name) => req.listenerCount(name));

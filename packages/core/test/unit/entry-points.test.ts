@@ -36,13 +36,17 @@ describe('entry points of @tilecast/core', () => {
   it('gives adapter authors the seam', () => {
     expect(Object.keys(adapter).sort()).toEqual([
       'BODY_LIMIT_BYTES',
+      'createMountTable',
       'errorToResult',
       'internalErrorResult',
       'isJsonMediaType',
       'jsonDecodeError',
+      'mountPrefix',
       'ownsPath',
       'readJsonBody',
       'readJsonBodySized',
+      'responseHead',
+      'splitTarget',
     ]);
   });
 

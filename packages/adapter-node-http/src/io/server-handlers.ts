@@ -2,8 +2,8 @@
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { errorToResult, type CoreResult, type ServiceError } from '@tilecast/core/adapter';
-import { writeCoreResult } from './response.js';
+import { errorToResult, responseHead, type CoreResult, type ServiceError } from '@tilecast/core/adapter';
+import { writeCoreResult } from '../response.js';
 
 /**
  * Gives a `node:http` server the service's answers where Node would answer alone
@@ -77,14 +77,10 @@ function clientErrorKind(code: string | undefined): ServiceError {
 
 /** Writes a JSON result straight to a socket that no ServerResponse owns, then closes it. */
 function writeRaw(socket: Duplex, result: CoreResult): void {
-  const status = 'status' in result ? result.status : 400;
+  const { status, headers } = responseHead(result);
   const payload = result.kind === 'json' ? JSON.stringify(result.body) : '';
-  const headers: Record<string, string | number> = {
-    ...result.headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-    connection: 'close',
-  };
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  headers.connection = 'close';
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
   // Ended, then destroyed once flushed: a peer that keeps sending cannot hold the socket.
