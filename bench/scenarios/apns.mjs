@@ -42,11 +42,13 @@ async function fanOut(sender, double, count, trigger) {
   const ms = performance.now() - started;
   const [senderAfter, doubleAfter] = [await sender.cpu(), await double.cpu()];
   const summary = await double.ask({ type: 'summary' }, 'summary');
-  if (summary.received !== count || summary.statuses[200] !== count) throw new Error(`expected ${count} pushes accepted, the double got ${JSON.stringify(summary)}`);
+  if (summary.received !== count || summary.statuses[200] !== count)
+    throw new Error(`expected ${count} pushes accepted, the double got ${JSON.stringify(summary)}`);
   return {
     pushesPerSecond: count / (ms / 1000),
     ms,
     senderBusy: (senderAfter - senderCpu) / 1000 / ms,
+    senderCpuMicrosPerPush: (senderAfter - senderCpu) / count,
     doubleBusy: (doubleAfter - doubleCpu) / 1000 / ms,
     outOfOrder: summary.outOfOrder,
     example: summary.example,
@@ -85,6 +87,7 @@ async function compareSenders({ mode, double, keys, runs, warmups, measured, fan
 const summarise = (list) => ({
   pushesPerSecond: round(median(list.map((s) => s.pushesPerSecond)), 0),
   senderBusy: median(list.map((s) => s.senderBusy)),
+  cpuPerPush: median(list.map((s) => s.senderCpuMicrosPerPush)),
   doubleBusy: median(list.map((s) => s.doubleBusy)),
   outOfOrder: list.reduce((sum, s) => sum + s.outOfOrder, 0),
 });
@@ -93,6 +96,7 @@ function senderFigures(b, t, samples) {
   return {
     'bare node:http2 pushes/s': b.pushesPerSecond,
     'tilecast transport-apns pushes/s': t.pushesPerSecond,
+    'sender CPU µs per push: bare / tilecast': `${round(b.cpuPerPush, 1)} / ${round(t.cpuPerPush, 1)} (${pct(b.cpuPerPush / t.cpuPerPush)})`,
     'sender CPU busy: bare / tilecast': `${pct(b.senderBusy)} / ${pct(t.senderBusy)}`,
     'double CPU busy: bare / tilecast runs': `${pct(b.doubleBusy)} / ${pct(t.doubleBusy)}`,
     'connections × streams (both senders)': `${CONNECTIONS} × ${STREAMS}`,
