@@ -25,7 +25,10 @@ export const deviceToken = (fleet, n) => createHash('sha256').update(`${fleet}-$
 /** A fresh ES256 key pair for a run: the senders sign with the private half, the double checks the public one. */
 export function signingKeys() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  return {
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
 }
 
 /** The environment that points a sender (bare or Tilecast) at the double. */

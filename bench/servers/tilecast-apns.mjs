@@ -39,7 +39,10 @@ const counted = (push) => push.finally(() => (settled++, check()));
 const tilecast = createTilecast({
   storage,
   logger: silentLogger,
-  transport: apns === null ? undefined : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
+  transport:
+    apns === null
+      ? undefined
+      : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
 });
 const m = tilecast.management;
 
@@ -90,7 +93,11 @@ if (mode === 'a1') {
       const id = `phone-${registered}`;
       await m.registerDevice({ id, account: 'fleet' });
       if (!message.apns) continue;
-      await storage.setApnsRegistration(id, { environment: 'production', pushToStart: deviceToken('start', registered), widgets: deviceToken('widgets', registered) });
+      await storage.setApnsRegistration(id, {
+        environment: 'production',
+        pushToStart: deviceToken('start', registered),
+        widgets: deviceToken('widgets', registered),
+      });
       await storage.setActivityPushToken(id, 'fleet', 'trip', deviceToken('activity', registered));
     }
     process.send({ type: 'registered', id: message.id });
