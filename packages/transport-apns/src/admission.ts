@@ -4,7 +4,7 @@
  * first come first served. A fan-out to ten thousand devices hands the transport every
  * push in one go, and every answer from APNs frees a slot: started at once, the work would
  * run in long uninterrupted stretches, and the publisher's requests arriving meanwhile
- * would wait for them. Paced, the process's other I/O runs between every few dozen pushes.
+ * would wait for them. Paced, the process's other I/O runs between every few pushes.
  */
 export class Admission {
   private active = 0;

@@ -16,7 +16,7 @@ export const APNS_EXPIRATION_S = 3600;
 /** `429` and `5xx` (and lost streams) are retried at most this many times. */
 export const MAX_RETRIES = 2;
 /** Pushes started per turn of the event loop at most, so that a fan-out never holds the process for long. */
-const PUSHES_PER_TURN = 32;
+const PUSHES_PER_TURN = 8;
 
 export interface ApnsTransportOptions {
   /** The Apple Developer team id (the JWT's `iss`). */
@@ -251,7 +251,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   // Enough pushes at work to keep every stream busy while the next ones are looked up,
-  // started a few dozen per turn of the event loop (see Admission).
+  // started a few per turn of the event loop (see Admission).
   const admission = new Admission(2 * maxConcurrentStreams, PUSHES_PER_TURN);
 
   const topic = (pushType: 'liveactivity' | 'widgets') => `${bundleId}.push-type.${pushType}`;

@@ -95,7 +95,7 @@ describe('transport-apns: connections and streams', () => {
     expect(r.transport.counters()).toMatchObject({ sent: 10 });
   });
 
-  it('a fan-out to many devices looks up at most 2 × maxConcurrentStreams at once, a few dozen per turn of the event loop', async () => {
+  it('a fan-out to many devices looks up at most 2 × maxConcurrentStreams at once, a few per turn of the event loop', async () => {
     r = await rig({ maxConcurrentStreams: 10 });
     const devices = Array.from({ length: 500 }, (_, i) => `fleet-${i}`);
     for (const [i, id] of devices.entries()) r.registry.register(id, { environment: 'sandbox', widgets: i.toString(16).padStart(64, '0') });
@@ -105,7 +105,8 @@ describe('transport-apns: connections and streams', () => {
     let mostPerTurn = 0;
     const registrationsOf = r.registry.registrationsOf.bind(r.registry);
     r.registry.registrationsOf = async (deviceId) => {
-      if (lookupsThisTurn++ === 0) setImmediate(() => (lookupsThisTurn = 0));
+      // Lookups started in one uninterrupted run (the count resets once it yields).
+      if (lookupsThisTurn++ === 0) queueMicrotask(() => (lookupsThisTurn = 0));
       mostPerTurn = Math.max(mostPerTurn, lookupsThisTurn);
       mostAtOnce = Math.max(mostAtOnce, ++lookingUp);
       try {
@@ -122,7 +123,7 @@ describe('transport-apns: connections and streams', () => {
     await all;
     expect(r.transport.counters()).toMatchObject({ sent: 500, dropped: 0 });
     expect(r.double.received).toHaveLength(500);
-    expect(mostPerTurn).toBeLessThanOrEqual(32);
+    expect(mostPerTurn).toBeLessThanOrEqual(8);
     expect(mostAtOnce).toBeLessThanOrEqual(20);
   });
 
