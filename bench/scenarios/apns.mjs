@@ -166,7 +166,7 @@ export const a1 = {
         runs: quick ? 1 : 3,
         warmups: 2,
         measured: quick ? 1 : 3,
-        fan: (sender, kind) => {
+        fan: (sender) => {
           const slug = `panel-${(widgets.get(sender) ?? 0) % 64}`;
           widgets.set(sender, (widgets.get(sender) ?? 0) + 1);
           return fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/${slug}`, publishHeaders(sender), widgetBody()));

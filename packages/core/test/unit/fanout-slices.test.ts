@@ -34,7 +34,7 @@ describe('device fan-out to many devices', () => {
       headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
       body: { kind: 'parsed', value: { content: { template: 'switchboard', actions: [{ id: 'bell', label: 'Bell' }] } } },
     });
-    expect(reply.status).toBe(200);
+    expect(reply).toMatchObject({ kind: 'json', status: 200 });
     await tilecast.idle();
     expect(handed).toHaveLength(devices);
     expect(new Set(handed).size).toBe(devices);
