@@ -7,8 +7,12 @@ import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/sch
 import { readBody } from './serve.mjs';
 import { activityAnswer, widgetAnswer } from './spec-echo.mjs';
 
-/** A handler for `PATCH /widget/…` (kind 'widget') or `PATCH /activity/…` (kind 'activity'). */
-export function barePublisher(kind) {
+/**
+ * A handler for `PATCH /widget/…` (kind 'widget') or `PATCH /activity/…` (kind 'activity').
+ * `onPublished(url, body, content)`, when given, is called after the answer with the
+ * validated content (the APNs baseline pushes it on).
+ */
+export function barePublisher(kind, onPublished) {
   const schema = kind === 'activity' ? activityContentSchemas.progress : widgetContentSchemas.switchboard;
   const store = new Map();
   return async (req, res) => {
@@ -21,5 +25,6 @@ export function barePublisher(kind) {
     store.set(req.url, result.output);
     const payload = JSON.stringify(kind === 'activity' ? activityAnswer(body.state, result.output) : widgetAnswer(result.output));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
+    onPublished?.(req.url, body, result.output);
   };
 }

@@ -23,17 +23,18 @@ export function pinLoadGenerator(script) {
 }
 
 /**
- * Starts a server script in its own process (pinned to SERVER_CPU when taskset exists)
- * and resolves once it reported ready. Bounded: a server that is not ready in `readyTimeoutMs`
- * (20 s by default) fails.
+ * Starts a server script in its own process (pinned to `cpu`, SERVER_CPU by default, when
+ * taskset exists) and resolves once it reported ready. Bounded: a server that is not ready
+ * in `readyTimeoutMs` (20 s by default) fails. A helper that is not measured (the APNs
+ * double) passes `cpu: LOAD_CPU`, so that it never takes time from the measured server.
  */
-export async function startServer(script, { env = {}, args = [], nodeArgs = [], launcher = [], readyTimeoutMs = 20_000 } = {}) {
+export async function startServer(script, { env = {}, args = [], nodeArgs = [], launcher = [], cpu = SERVER_CPU, readyTimeoutMs = 20_000 } = {}) {
   const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
   // BENCH_CPU_PROF=<dir>: every server writes a CPU profile there (diagnostics only).
   const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // `launcher`: a command that runs node in place (valgrind, for bench/tools/instructions.mjs).
   const node = [...launcher, process.execPath, ...profiling, ...nodeArgs, '--expose-gc', path, ...args];
-  const [command, argv] = hasTaskset ? ['taskset', ['-c', SERVER_CPU, ...node]] : [node[0], node.slice(1)];
+  const [command, argv] = hasTaskset ? ['taskset', ['-c', cpu, ...node]] : [node[0], node.slice(1)];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} was not ready within ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);

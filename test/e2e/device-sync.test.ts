@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import type { Storage } from '@tilecast/core/storage';
+import { createMemoryStorage } from '@tilecast/storage-memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { gaugeContent, progressUpdate, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
@@ -187,5 +190,40 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
     expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBeNull();
     expect((await device('PUT', '/push', { body: { environment: 'sandbox' } })).status).toBe(401); // the old token is gone
+  });
+
+  it('a registration in flight while the token is rotated or the device removed is refused (401) and leaves nothing behind', async () => {
+    // Another instance changes the device between this request's authentication and its write.
+    const store = createMemoryStorage();
+    let change: (() => Promise<unknown>) | null = null;
+    const racing: Storage = {
+      ...store,
+      async findDeviceByTokenHash(tokenHash) {
+        const found = await store.findDeviceByTokenHash(tokenHash);
+        const pending = change;
+        change = null;
+        await pending?.();
+        return found;
+      },
+    };
+    await api.close();
+    api = await startApi(adapter, { clock, storage: racing });
+    f = await seedFixture(api.tilecast);
+    const phone = (await store.getDevice('acme-phone'))!;
+    const rotate = () => store.upsertDevice({ ...phone, tokenHash: randomBytes(32).toString('hex') });
+    const remove = () => store.deleteDevice(phone.id);
+    for (const [what, path, body] of [
+      [rotate, '/push', { environment: 'sandbox', widgets: HEX }],
+      [rotate, '/activities/acme/build/push', { token: HEX2 }],
+      [remove, '/push', { environment: 'sandbox', push_to_start: HEX }],
+      [remove, '/activities/acme/build/push', { token: HEX2 }],
+    ] as const) {
+      await store.upsertDevice(phone); // the phone as the fixture registered it
+      change = what;
+      const reply = await device('PUT', path, { body });
+      expect(reply.status, `${what.name} ${path}`).toBe(401);
+      expect(await store.getApnsRegistration(phone.id)).toBeNull();
+      expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBeNull();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { isHoldable, refuseUnholdable, type ApnsStore } from '@tilecast/core/storage';
+import { isHoldable, refuseUnholdable, type ApnsStore, type DeviceIdentity, type DeviceRecord } from '@tilecast/core/storage';
 import { pairKey, type MemoryState } from './state.js';
 
 /** Every APNs token of the device goes (device removed, its token or account changed, `DELETE /device/push`). */
@@ -17,10 +17,15 @@ export function forgetActivityPushTokens(state: MemoryState, accountId: string, 
   }
 }
 
+/** The device exists and, when `expected` is given, still has that account and token hash. */
+function isStill(device: DeviceRecord | undefined, expected: DeviceIdentity | undefined): device is DeviceRecord {
+  return device !== undefined && (expected === undefined || (device.accountId === expected.accountId && device.tokenHash === expected.tokenHash));
+}
+
 export function apnsMethods(state: MemoryState): ApnsStore {
   return {
-    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }) {
-      if (!state.devices.has(deviceId)) return false;
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }, condition) {
+      if (!isStill(state.devices.get(deviceId), condition?.ifDevice)) return false;
       for (const token of [pushToStart, widgets]) if (typeof token === 'string') refuseUnholdable('an APNs token', token);
       const previous = state.apns.get(deviceId);
       state.apns.set(deviceId, {
@@ -40,9 +45,9 @@ export function apnsMethods(state: MemoryState): ApnsStore {
       forgetApnsOf(state, deviceId);
     },
 
-    async setActivityPushToken(deviceId, accountId, slug, token) {
+    async setActivityPushToken(deviceId, accountId, slug, token, condition) {
       const device = state.devices.get(deviceId);
-      if (device === undefined || device.accountId !== accountId || !state.activities.get(accountId)?.has(slug)) return false;
+      if (!isStill(device, condition?.ifDevice) || device.accountId !== accountId || !state.activities.get(accountId)?.has(slug)) return false;
       refuseUnholdable('an APNs token', token);
       let tokens = state.activityPushTokens.get(deviceId);
       if (tokens === undefined) state.activityPushTokens.set(deviceId, (tokens = new Map()));

@@ -25,16 +25,31 @@ async function insertedAny(insert: Promise<{ rowCount?: number | null }>): Promi
 
 export function apnsMethods({ db, t }: Ctx): ApnsStore {
   return {
-    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }) {
+    // The device row is locked (FOR SHARE) by the write that checks it: a concurrent
+    // `upsertDevice` or `deleteDevice` either waits for this write and then removes what it
+    // wrote, or goes first and this write re-reads the changed row and writes nothing.
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }, condition) {
+      const expected = condition?.ifDevice;
       return insertedAny(
         db.query(
           `INSERT INTO ${t.apnsRegistrations} (device_id, environment, push_to_start, widgets)
-           SELECT id, $2, $3, $4 FROM ${t.devices} WHERE id = $1
+           SELECT id, $2, $3, $4 FROM ${t.devices}
+           WHERE id = $1 AND ($7::text IS NULL OR (account_id = $7 AND token_hash = $8))
+           FOR SHARE
            ON CONFLICT (device_id) DO UPDATE SET
              environment = EXCLUDED.environment,
              push_to_start = CASE WHEN $5::boolean THEN EXCLUDED.push_to_start ELSE ${t.apnsRegistrations}.push_to_start END,
              widgets = CASE WHEN $6::boolean THEN EXCLUDED.widgets ELSE ${t.apnsRegistrations}.widgets END`,
-          [deviceId, environment, pushToStart ?? null, widgets ?? null, pushToStart !== undefined, widgets !== undefined],
+          [
+            deviceId,
+            environment,
+            pushToStart ?? null,
+            widgets ?? null,
+            pushToStart !== undefined,
+            widgets !== undefined,
+            expected?.accountId ?? null,
+            expected?.tokenHash ?? null,
+          ],
         ),
       );
     },
@@ -54,16 +69,21 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
       );
     },
 
-    async setActivityPushToken(deviceId, accountId, slug, token) {
-      // Written only for an activity of the device's own account, in the one statement.
+    async setActivityPushToken(deviceId, accountId, slug, token, condition) {
+      const expected = condition?.ifDevice;
+      // The device authenticated in another account: the activity was never shown on it.
+      if (expected !== undefined && expected.accountId !== accountId) return false;
+      // Written only for an activity of the device's own account, in the one statement,
+      // with the device row locked as in `setApnsRegistration`.
       return insertedAny(
         db.query(
           `INSERT INTO ${t.apnsActivityTokens} (device_id, account_id, slug, token)
            SELECT d.id, a.account_id, a.slug, $4
            FROM ${t.devices} d JOIN ${t.activities} a ON a.account_id = d.account_id AND a.slug = $3
-           WHERE d.id = $1 AND d.account_id = $2
+           WHERE d.id = $1 AND d.account_id = $2 AND ($5::text IS NULL OR d.token_hash = $5)
+           FOR SHARE OF d
            ON CONFLICT (device_id, account_id, slug) DO UPDATE SET token = EXCLUDED.token`,
-          [deviceId, accountId, slug, token],
+          [deviceId, accountId, slug, token, expected?.tokenHash ?? null],
         ),
       );
     },

@@ -1,5 +1,5 @@
 import type { DeviceRecord, DeviceStore } from '@tilecast/core/storage';
-import { type Ctx, isUniqueViolation } from './db.js';
+import { type Ctx, isUniqueViolation, transaction } from './db.js';
 
 interface DeviceRow {
   id: string;
@@ -13,9 +13,14 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
   return {
     async upsertDevice(device) {
       try {
-        // One statement: a rotated token or a moved device loses its APNs registrations.
-        await db.query(
-          `WITH previous AS (SELECT account_id, token_hash FROM ${t.devices} WHERE id = $1),
+        // A rotated token or a moved device loses its APNs registrations. The device row is
+        // locked first, in a statement of its own: a registration write in flight (which
+        // holds it FOR SHARE) has then committed, and the next statement's snapshot sees
+        // what it wrote; a later one waits and finds the new token hash.
+        await transaction(db, async (client) => {
+          await client.query(`SELECT 1 FROM ${t.devices} WHERE id = $1 FOR UPDATE`, [device.id]);
+          await client.query(
+            `WITH previous AS (SELECT account_id, token_hash FROM ${t.devices} WHERE id = $1),
            changed AS (SELECT 1 FROM previous WHERE account_id <> $2 OR token_hash <> $3),
            upserted AS (
              INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3)
@@ -24,8 +29,9 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
            ),
            registrations AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed))
            DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)`,
-          [device.id, device.accountId, device.tokenHash],
-        );
+            [device.id, device.accountId, device.tokenHash],
+          );
+        });
       } catch (error) {
         if (isUniqueViolation(error, 'devices_token_hash_key')) throw new Error('this token hash already belongs to another device');
         throw error;

@@ -7,6 +7,7 @@ import {
   type ActivityStore,
   type ApnsStore,
   type CredentialStore,
+  type DeviceIdentity,
   type DeviceStore,
   type EventStore,
   type EventStreamSlotStore,
@@ -34,6 +35,9 @@ export type KeyedMethods = AccountStore &
   ApnsStore;
 
 const holdable = (...values: string[]): boolean => values.every(isHoldable);
+
+/** A device identity no store can hold is never the device's: a write conditioned on it writes nothing. */
+const holdsIdentity = (identity: DeviceIdentity | undefined): boolean => identity === undefined || holdable(identity.accountId, identity.tokenHash);
 
 const NULL = Promise.resolve(null);
 const FALSE = Promise.resolve(false);
@@ -202,25 +206,25 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
     getWebhookOutcomes: (id, slug) => (holdable(id, slug) ? m.getWebhookOutcomes(id, slug) : Promise.resolve({})),
 
     // ── APNs registrations: a missing device or activity answers first, as in every store
-    setApnsRegistration: async (deviceId, registration) => {
-      if (!holdable(deviceId)) return false;
+    setApnsRegistration: async (deviceId, registration, condition) => {
+      if (!holdable(deviceId) || !holdsIdentity(condition?.ifDevice)) return false;
       const tokens = [registration.pushToStart, registration.widgets].filter((token) => typeof token === 'string');
       if (!holdable(...tokens)) {
         if ((await m.getDevice(deviceId)) === null) return false;
         refuseUnholdable('an APNs token', ...tokens);
       }
-      return m.setApnsRegistration(deviceId, registration);
+      return m.setApnsRegistration(deviceId, registration, condition);
     },
     getApnsRegistration: (deviceId) => (holdable(deviceId) ? m.getApnsRegistration(deviceId) : NULL),
     removeApnsRegistration: (deviceId) => (holdable(deviceId) ? m.removeApnsRegistration(deviceId) : NONE),
-    setActivityPushToken: async (deviceId, id, slug, token) => {
-      if (!holdable(deviceId, id, slug)) return false;
+    setActivityPushToken: async (deviceId, id, slug, token, condition) => {
+      if (!holdable(deviceId, id, slug) || !holdsIdentity(condition?.ifDevice)) return false;
       if (!isHoldable(token)) {
         const device = await m.getDevice(deviceId);
         if (device?.accountId !== id || (await m.getActivity(id, slug)) === null) return false;
         refuseUnholdable('an APNs token', token);
       }
-      return m.setActivityPushToken(deviceId, id, slug, token);
+      return m.setActivityPushToken(deviceId, id, slug, token, condition);
     },
     getActivityPushToken: (deviceId, id, slug) => (holdable(deviceId, id, slug) ? m.getActivityPushToken(deviceId, id, slug) : NULL),
     forgetActivityPushToken: (deviceId, id, slug, condition) => {

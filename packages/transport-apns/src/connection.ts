@@ -41,11 +41,12 @@ export class ApnsConnection {
     return { active: this.active, waiting: this.waiting.length };
   }
 
-  async request(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+  /** POSTs `body` with `headers` (`:path` and the `apns-*` ones) and the provider token's `authorization`. */
+  async request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
     await this.acquire();
     try {
       if (this.closed) return { kind: 'network', error: 'transport closed' };
-      return await this.send(headers, body);
+      return await this.send({ ':method': 'POST', ...headers, authorization }, body);
     } finally {
       this.release();
     }
@@ -128,7 +129,7 @@ export class ApnsConnection {
       let stream: ClientHttp2Stream;
       try {
         session = this.sessionNow();
-        stream = session.request({ ':method': 'POST', ...headers });
+        stream = session.request(headers);
       } catch (error) {
         this.session = null;
         settle({ kind: 'network', error: String(error) });
@@ -147,28 +148,32 @@ export class ApnsConnection {
       }, requestTimeoutMs);
       let status = 0;
       let retryAfter: string | null = null;
-      let text = '';
-      stream.setEncoding('utf8');
+      // The answer body: none for `200`, a small JSON object otherwise.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const text = () => (size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
       stream.on('response', (responseHeaders) => {
         status = Number(responseHeaders[':status']);
         const header = responseHeaders['retry-after'];
         retryAfter = typeof header === 'string' ? header : null;
       });
-      stream.on('data', (chunk: string) => {
+      stream.on('data', (chunk: Buffer) => {
         // An APNs answer body is a small JSON object; anything longer is not one.
-        if (text.length < 4096) text += chunk;
+        if (size < 4096) chunks.push(chunk);
+        size += chunk.length;
       });
-      stream.on('end', () => {
-        if (status === 0) return;
+      const answered = () => {
+        if (settled) return;
         this.lastAnswerAt = clock.now();
-        settle({ kind: 'answer', status, reason: reasonOf(text), retryAfter });
+        settle({ kind: 'answer', status, reason: reasonOf(text()), retryAfter });
+      };
+      stream.on('end', () => {
+        if (status !== 0) answered();
       });
       stream.on('error', (error) => settle({ kind: 'network', error: error.message }));
       stream.on('close', () => {
-        if (status !== 0) {
-          this.lastAnswerAt = clock.now();
-          settle({ kind: 'answer', status, reason: reasonOf(text), retryAfter });
-        } else settle({ kind: 'network', error: `stream closed without an answer (code ${stream.rstCode ?? 'none'})` });
+        if (status !== 0) answered();
+        else settle({ kind: 'network', error: `stream closed without an answer (code ${stream.rstCode ?? 'none'})` });
       });
       stream.end(body);
     });

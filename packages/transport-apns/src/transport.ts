@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http2';
 import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
+import { Admission } from './admission.js';
 import { ApnsConnection, type ApnsAnswer } from './connection.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
@@ -14,6 +15,8 @@ export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
 export const APNS_EXPIRATION_S = 3600;
 /** `429` and `5xx` (and lost streams) are retried at most this many times. */
 export const MAX_RETRIES = 2;
+/** Pushes started per turn of the event loop at most, so that a fan-out never holds the process for long. */
+const PUSHES_PER_TURN = 8;
 
 export interface ApnsTransportOptions {
   /** The Apple Developer team id (the JWT's `iss`). */
@@ -89,6 +92,8 @@ interface Job {
   /** What the logs say about the push (never a token). */
   about: Record<string, unknown>;
   afterSent?: () => Promise<void>;
+  /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
+  leave: () => void;
 }
 
 const REMOVE_TOKEN: ReadonlySet<string> = new Set(['410 Unregistered', '400 BadDeviceToken', '400 DeviceTokenNotForTopic']);
@@ -126,7 +131,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       connection = new ApnsConnection({
         origin,
         ca: options.ca,
-        maxConcurrentStreams: options.maxConcurrentStreams ?? 100,
+        maxConcurrentStreams,
         requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
         clock,
         onReconnect: () => {
@@ -182,7 +187,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
         const bearer = provider.current();
         counters.providerTokens = provider.issued;
-        const answer: ApnsAnswer = await connectionFor(job.environment).request({ ...job.headers, authorization: `bearer ${bearer}` }, job.body);
+        const answer: ApnsAnswer = await connectionFor(job.environment).request(job.headers, `bearer ${bearer}`, job.body);
         if (answer.kind === 'answer' && answer.status === 200) {
           counters.sent += 1;
           await job.afterSent?.();
@@ -219,6 +224,8 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         const delay = backoffMs(retries, answer.kind === 'answer' ? answer.retryAfter : null);
         if (clock.now() + delay >= job.expiresAtMs) return drop(job, 'expired', fields);
         counters.retried += 1;
+        // A push waiting to retry holds no slot: fresh pushes go on meanwhile.
+        job.leave();
         if (!(await sleep(delay))) return drop(job, 'transport closed');
       }
     } finally {
@@ -234,85 +241,99 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     const seq = ++nextSeq;
     latest.set(job.key, seq);
     const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
-    const full: Job = { ...job, seq, expiresAtMs: expiration * 1000, headers: { ...job.headers, 'apns-expiration': String(expiration) } };
+    // The job and its headers are this push's own (built by the caller for it): completed in place.
+    const full = job as Job;
+    full.seq = seq;
+    full.expiresAtMs = expiration * 1000;
+    full.headers['apns-expiration'] = String(expiration);
     return deliver(full);
   };
+
+  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
+  // Enough pushes at work to keep every stream busy while the next ones are looked up,
+  // started a few per turn of the event loop (see Admission).
+  const admission = new Admission(2 * maxConcurrentStreams, PUSHES_PER_TURN);
 
   const topic = (pushType: 'liveactivity' | 'widgets') => `${bundleId}.push-type.${pushType}`;
   const path = (token: string) => `/3/device/${token}`;
 
+  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<void> => {
+    const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
+    const registrations = await registry.registrationsOf(deviceId);
+    const token =
+      registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
+    if (registrations === null || token === null) {
+      counters.skipped += 1;
+      return;
+    }
+    // `timestamp` never goes back for one activity on one device: a push older than
+    // one already handed over is stale (APNs would drop it), so it is not sent.
+    const activityKey = `${deviceId}\n${push.owner}/${push.slug}`;
+    const parsed = Date.parse(push.updated_at);
+    const at = Number.isFinite(parsed) ? parsed : clock.now();
+    const previous = lastUpdate.get(activityKey);
+    if (previous !== undefined && at < previous) {
+      counters.superseded += 1;
+      return;
+    }
+    lastUpdate.set(activityKey, at);
+    const timestamp = Math.floor(at / 1000);
+    const contentState = { state: push.state, content: push.content };
+    const aps =
+      push.phase === 'start'
+        ? {
+            timestamp,
+            event: 'start',
+            'content-state': contentState,
+            'attributes-type': attributesType,
+            attributes: { owner: push.owner, slug: push.slug, template: push.template },
+            alert: { title: push.slug, body: '' },
+            'input-push-token': 1,
+          }
+        : push.phase === 'update'
+          ? { timestamp, event: 'update', 'content-state': contentState }
+          : { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
+    await submit({
+      deviceId,
+      token,
+      key: `${token}\n${push.owner}/${push.slug}`,
+      environment: registrations.environment,
+      headers: {
+        ':path': path(token),
+        'apns-push-type': 'liveactivity',
+        'apns-topic': topic('liveactivity'),
+        'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
+      },
+      body: JSON.stringify({ aps }),
+      about,
+      afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
+      leave,
+    });
+  };
+
+  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<void> => {
+    const registrations = await registry.registrationsOf(deviceId);
+    if (registrations === null || registrations.widgets === null) {
+      counters.skipped += 1;
+      return;
+    }
+    const token = registrations.widgets;
+    await submit({
+      deviceId,
+      token,
+      key: `${token}\n${push.owner}/${push.slug}`,
+      environment: registrations.environment,
+      headers: { ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topic('widgets') },
+      body: WIDGETS_BODY,
+      about: { deviceId, owner: push.owner, slug: push.slug, push: 'widgets' },
+      leave,
+    });
+  };
+
   return {
     name: 'apns',
-    async pushActivity(deviceId, push: ActivityPush) {
-      const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
-      const registrations = await registry.registrationsOf(deviceId);
-      const token =
-        registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
-      if (registrations === null || token === null) {
-        counters.skipped += 1;
-        return;
-      }
-      // `timestamp` never goes back for one activity on one device: a push older than
-      // one already handed over is stale (APNs would drop it), so it is not sent.
-      const activityKey = `${deviceId}\n${push.owner}/${push.slug}`;
-      const parsed = Date.parse(push.updated_at);
-      const at = Number.isFinite(parsed) ? parsed : clock.now();
-      const previous = lastUpdate.get(activityKey);
-      if (previous !== undefined && at < previous) {
-        counters.superseded += 1;
-        return;
-      }
-      lastUpdate.set(activityKey, at);
-      const timestamp = Math.floor(at / 1000);
-      const contentState = { state: push.state, content: push.content };
-      const aps =
-        push.phase === 'start'
-          ? {
-              timestamp,
-              event: 'start',
-              'content-state': contentState,
-              'attributes-type': attributesType,
-              attributes: { owner: push.owner, slug: push.slug, template: push.template },
-              alert: { title: push.slug, body: '' },
-              'input-push-token': 1,
-            }
-          : push.phase === 'update'
-            ? { timestamp, event: 'update', 'content-state': contentState }
-            : { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
-      await submit({
-        deviceId,
-        token,
-        key: `${token}\n${push.owner}/${push.slug}`,
-        environment: registrations.environment,
-        headers: {
-          ':path': path(token),
-          'apns-push-type': 'liveactivity',
-          'apns-topic': topic('liveactivity'),
-          'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
-        },
-        body: JSON.stringify({ aps }),
-        about,
-        afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
-      });
-    },
-
-    async pushWidget(deviceId, push: WidgetPush) {
-      const registrations = await registry.registrationsOf(deviceId);
-      if (registrations === null || registrations.widgets === null) {
-        counters.skipped += 1;
-        return;
-      }
-      const token = registrations.widgets;
-      await submit({
-        deviceId,
-        token,
-        key: `${token}\n${push.owner}/${push.slug}`,
-        environment: registrations.environment,
-        headers: { ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topic('widgets') },
-        body: WIDGETS_BODY,
-        about: { deviceId, owner: push.owner, slug: push.slug, push: 'widgets' },
-      });
-    },
+    pushActivity: (deviceId, push: ActivityPush) => admission.run((leave) => pushActivity(deviceId, push, leave)),
+    pushWidget: (deviceId, push: WidgetPush) => admission.run((leave) => pushWidget(deviceId, push, leave)),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => Object.fromEntries([...connections].map(([origin, c]) => [origin, c.load()])),

@@ -83,7 +83,9 @@ describe('transport-apns: connections and streams', () => {
     const slugs = Array.from({ length: 10 }, (_, i) => `w${i}`);
     const all = Promise.all(slugs.map((slug) => r.transport.pushWidget('phone', widget({ slug }))));
     await r.double.waitForRequests(3);
-    await until(() => Object.values(r.transport.load())[0]?.waiting === 7, '7 waiting requests');
+    // 2 × maxConcurrentStreams pushes are at work: 3 on streams, 3 waiting for one; the
+    // other 4 wait to be looked up at all.
+    await until(() => Object.values(r.transport.load())[0]?.waiting === 3, '3 requests waiting for a stream');
     expect(r.double.stats().openStreams).toBe(3);
     expect(r.double.received).toHaveLength(3);
     r.double.releaseStalled();
@@ -91,6 +93,38 @@ describe('transport-apns: connections and streams', () => {
     expect(r.double.stats().peakOpenStreams).toBe(3);
     expect(r.double.received.map((g) => g.status)).toEqual(Array(10).fill(200).fill(0, 0, 3));
     expect(r.transport.counters()).toMatchObject({ sent: 10 });
+  });
+
+  it('a fan-out to many devices looks up at most 2 × maxConcurrentStreams at once, a few per turn of the event loop', async () => {
+    r = await rig({ maxConcurrentStreams: 10 });
+    const devices = Array.from({ length: 500 }, (_, i) => `fleet-${i}`);
+    for (const [i, id] of devices.entries()) r.registry.register(id, { environment: 'sandbox', widgets: i.toString(16).padStart(64, '0') });
+    let lookingUp = 0;
+    let mostAtOnce = 0;
+    let lookupsThisTurn = 0;
+    let mostPerTurn = 0;
+    const registrationsOf = r.registry.registrationsOf.bind(r.registry);
+    r.registry.registrationsOf = async (deviceId) => {
+      // Lookups started in one uninterrupted run (the count resets once it yields).
+      if (lookupsThisTurn++ === 0) queueMicrotask(() => (lookupsThisTurn = 0));
+      mostPerTurn = Math.max(mostPerTurn, lookupsThisTurn);
+      mostAtOnce = Math.max(mostAtOnce, ++lookingUp);
+      try {
+        return await registrationsOf(deviceId);
+      } finally {
+        lookingUp -= 1;
+      }
+    };
+    r.double.answer({ answer: 'stall', times: 10 });
+    const all = Promise.all(devices.map((id) => r.transport.pushWidget(id, widget())));
+    await r.double.waitForRequests(10);
+    await until(() => Object.values(r.transport.load())[0]?.waiting === 10, '10 requests waiting for a stream');
+    r.double.releaseStalled();
+    await all;
+    expect(r.transport.counters()).toMatchObject({ sent: 500, dropped: 0 });
+    expect(r.double.received).toHaveLength(500);
+    expect(mostPerTurn).toBeLessThanOrEqual(8);
+    expect(mostAtOnce).toBeLessThanOrEqual(20);
   });
 
   it('GOAWAY: the refused push is retried on a new connection', async () => {

@@ -9,6 +9,16 @@ import { activityPush, widgetPush } from '../transport/pushes.js';
 /** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
 
+/**
+ * Devices handed to the transport per turn of the event loop. A fan-out to thousands of
+ * devices would otherwise start every push in one uninterrupted run, and the publisher's
+ * requests arriving meanwhile would wait for all of it.
+ */
+export const FANOUT_SLICE = 256;
+
+/** Lets the event loop run pending I/O (the next turn; not a delay, so not the injected clock). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 export interface DeviceFanout {
   /** Pushes an activity's new state to every device of its account (no-op for `none`). */
   activityChanged(activity: ActivityRecord, transition: ActivityTransition): void;
@@ -47,11 +57,16 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
     void settled.finally(() => inFlight.delete(settled));
   };
 
+  /** Hands every device to the transport, FANOUT_SLICE per turn of the event loop, and waits for all. */
   const sendEach = async (deviceIds: string[], send: (deviceId: string) => Promise<void>): Promise<void> => {
-    const results = await Promise.allSettled(deviceIds.map((id) => send(id)));
-    results.forEach((result, i) => {
-      if (result.status === 'rejected') logger.warn('push to a device failed', { deviceId: deviceIds[i] });
-    });
+    const pending: Promise<void>[] = [];
+    for (let start = 0; start < deviceIds.length; start += FANOUT_SLICE) {
+      if (start > 0) await nextTurn();
+      for (const id of deviceIds.slice(start, start + FANOUT_SLICE)) {
+        pending.push(send(id).catch(() => logger.warn('push to a device failed', { deviceId: id })));
+      }
+    }
+    await Promise.all(pending);
   };
 
   const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {

@@ -1,7 +1,7 @@
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { activityPushToken, pushRegistration, validate } from '../schemas/index.js';
-import type { ActivityRecord, DeviceRecord, WidgetRecord } from '../storage/records.js';
+import type { ActivityRecord, DeviceIdentity, DeviceRecord, WidgetRecord } from '../storage/records.js';
 
 /**
  * The device sync API (real-devices §1): the APNs tokens a phone registers, and what a
@@ -14,12 +14,13 @@ export async function registerPush(context: TilecastContext, device: DeviceRecor
   const parsed = validate(pushRegistration, body, ['body']);
   if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
   const { environment, push_to_start, widgets } = parsed.output;
-  const written = await context.storage.setApnsRegistration(device.id, {
-    environment,
-    pushToStart: lowerCase(push_to_start),
-    widgets: lowerCase(widgets),
-  });
-  // The device was removed since it authenticated: its credentials no longer hold.
+  const written = await context.storage.setApnsRegistration(
+    device.id,
+    { environment, pushToStart: lowerCase(push_to_start), widgets: lowerCase(widgets) },
+    { ifDevice: identityOf(device) },
+  );
+  // The device was removed, or its token rotated, since it authenticated: its credentials
+  // no longer hold, and the tokens of the app that sent them must not stay behind.
   if (!written) fail({ kind: 'unauthorized' });
 }
 
@@ -37,11 +38,25 @@ export async function registerActivityToken(
 ): Promise<void> {
   const parsed = validate(activityPushToken, body, ['body']);
   if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
-  // Activities are shown on the devices of their account only; the store checks it in the write.
+  // Activities are shown on the devices of their account only; the store checks it in the
+  // write, with the device's credentials as they were when the request authenticated.
+  const { storage } = context;
+  const token = parsed.output.token.toLowerCase();
   const written =
     activity.owner === device.accountId &&
-    (await context.storage.setActivityPushToken(device.id, activity.owner, activity.slug, parsed.output.token.toLowerCase()));
-  if (!written) fail({ kind: 'activity_not_found' });
+    (await storage.setActivityPushToken(device.id, activity.owner, activity.slug, token, { ifDevice: identityOf(device) }));
+  if (written) return;
+  if (!(await stillHolds(context, device))) fail({ kind: 'unauthorized' });
+  fail({ kind: 'activity_not_found' });
+}
+
+/** The device as it authenticated: a write conditioned on it fails once its token is rotated or it is removed. */
+const identityOf = (device: DeviceRecord): DeviceIdentity => ({ accountId: device.accountId, tokenHash: device.tokenHash });
+
+/** Whether the device still exists with the account and token hash it authenticated with. */
+async function stillHolds(context: TilecastContext, device: DeviceRecord): Promise<boolean> {
+  const current = await context.storage.getDevice(device.id);
+  return current !== null && current.accountId === device.accountId && current.tokenHash === device.tokenHash;
 }
 
 /** `DELETE /device/activities/{owner}/{slug}/push`: `204` also when there was none. */

@@ -48,6 +48,13 @@ export interface DeviceRecord {
   tokenHash: string;
 }
 
+/**
+ * A device as a request authenticated it: the account and token hash it had then. A write
+ * conditioned on it happens only while the device still has both (its token was not
+ * rotated, it was not moved or removed and registered again).
+ */
+export type DeviceIdentity = Pick<DeviceRecord, 'accountId' | 'tokenHash'>;
+
 /** Which APNs environment a device's tokens belong to (the app's build decides it). */
 export type ApnsEnvironment = 'production' | 'sandbox';
 

@@ -9,6 +9,7 @@ import type {
   ActivityUpdateResult,
   CredentialQuery,
   CredentialValidity,
+  DeviceIdentity,
   DeviceRecord,
   PressAdmission,
   PressAdmissionResult,
@@ -317,10 +318,16 @@ export interface WebhookStore {
  */
 export interface ApnsStore {
   /**
-   * `PUT /device/push`: sets the device's environment; a token `undefined` keeps the one
-   * registered, `null` removes it. False (nothing written) if no such device.
+   * **ATOMIC.** `PUT /device/push`: sets the device's environment; a token `undefined` keeps
+   * the one registered, `null` removes it. False (nothing written) if no such device, or,
+   * with `ifDevice`, when the device no longer has that account and token hash.
+   *
+   * The check and the write are one step against `upsertDevice` and `deleteDevice`: a
+   * registration made with credentials that were rotated or removed meanwhile is either
+   * refused or removed by that change, never left behind (PostgreSQL: the write locks the
+   * device row; `upsertDevice` locks it before it removes the registrations).
    */
-  setApnsRegistration(deviceId: string, registration: ApnsRegistrationUpdate): Promise<boolean>;
+  setApnsRegistration(deviceId: string, registration: ApnsRegistrationUpdate, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
   /** The device's registration, or null when it has none (or does not exist). */
   getApnsRegistration(deviceId: string): Promise<ApnsRegistration | null>;
   /** `DELETE /device/push`: removes every APNs token of the device (registration and update tokens). */
@@ -328,9 +335,11 @@ export interface ApnsStore {
   /**
    * **ATOMIC.** Stores `token` as the update token of activity `accountId/slug` on the
    * device, replacing any. False (nothing written) when there is no such device or activity,
-   * or the activity is not of the device's account (it is not shown there).
+   * or the activity is not of the device's account (it is not shown there), or, with
+   * `ifDevice`, when the device no longer has that account and token hash (one step
+   * against `upsertDevice` and `deleteDevice`, as for `setApnsRegistration`).
    */
-  setActivityPushToken(deviceId: string, accountId: string, slug: string, token: string): Promise<boolean>;
+  setActivityPushToken(deviceId: string, accountId: string, slug: string, token: string, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
   /** The activity's update token on the device, or null. */
   getActivityPushToken(deviceId: string, accountId: string, slug: string): Promise<string | null>;
   /**

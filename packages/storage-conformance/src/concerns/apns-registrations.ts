@@ -1,11 +1,14 @@
 import type { ApnsRegistration, Storage } from '@tilecast/core/storage';
 import { expect, it } from 'vitest';
-import { type GetHandles, newAccount, newActivity, newDevice, randomHash, uid } from '../harness.js';
+import { either, type GetHandles, newAccount, newActivity, newDevice, randomHash, uid } from '../harness.js';
 
 /** A random lower-case hex APNs token, as the core passes them. */
 const apnsToken = (): string => randomHash();
 
 const BAD = ['a\u0000b', 'a\uD800b'];
+
+/** Rounds of the rotation race: it is narrow (both statements in flight at once), so it is run many times. */
+const RACE_ROUNDS = 40;
 
 async function deviceWithActivity(storage: Storage) {
   const account = await newAccount(storage);
@@ -183,6 +186,68 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
   });
 
+  it('with ifDevice, a write is made only while the device still has that account and token hash', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const asAuthenticated = { ifDevice: { accountId: device.accountId, tokenHash: device.tokenHash } };
+    const [start, update] = [apnsToken(), apnsToken()];
+    expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: start }, asAuthenticated)).toBe(true);
+    expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, update, asAuthenticated)).toBe(true);
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null });
+
+    // The token was rotated after the request authenticated: nothing of the old app's is written.
+    await peer.upsertDevice({ ...device, tokenHash: randomHash() });
+    expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: apnsToken() }, asAuthenticated)).toBe(false);
+    expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken(), asAuthenticated)).toBe(false);
+    expect(await peer.getApnsRegistration(device.id)).toBeNull();
+    expect(await peer.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+
+    // Removed, and registered again under the same id with another token: still not that device.
+    const again = await newDevice(storage, account.id);
+    const original = { ifDevice: { accountId: again.accountId, tokenHash: again.tokenHash } };
+    expect(await peer.deleteDevice(again.id)).toBe(true);
+    expect(await storage.setApnsRegistration(again.id, { environment: 'sandbox', widgets: apnsToken() }, original)).toBe(false);
+    await peer.upsertDevice({ ...again, tokenHash: randomHash() });
+    expect(await storage.setApnsRegistration(again.id, { environment: 'sandbox', widgets: apnsToken() }, original)).toBe(false);
+    expect(await storage.setActivityPushToken(again.id, account.id, activity.slug, apnsToken(), original)).toBe(false);
+    expect(await peer.getApnsRegistration(again.id)).toBeNull();
+
+    // Moved to another account with the same token: the identity names the old account.
+    const moving = await newDevice(storage, account.id);
+    const before = { ifDevice: { accountId: moving.accountId, tokenHash: moving.tokenHash } };
+    const elsewhere = await newAccount(storage);
+    await peer.upsertDevice({ ...moving, accountId: elsewhere.id });
+    expect(await storage.setApnsRegistration(moving.id, { environment: 'sandbox', widgets: apnsToken() }, before)).toBe(false);
+    expect(await peer.getApnsRegistration(moving.id)).toBeNull();
+  });
+
+  it('a registration racing a token rotation or a removal from another instance never stays behind', async () => {
+    const handles = get();
+    const { storage } = handles;
+    const account = await newAccount(storage);
+    const activity = await newActivity(storage, account.id);
+    for (let round = 0; round < RACE_ROUNDS; round++) {
+      const device = await newDevice(storage, account.id);
+      const asAuthenticated = { ifDevice: { accountId: device.accountId, tokenHash: device.tokenHash } };
+      const writer = either(handles, round);
+      const changer = either(handles, round + 1);
+      const removing = round % 4 === 3;
+      // The device sync writes of a request that authenticated with the old token, in
+      // flight while the token is rotated (or the device removed) through another instance.
+      await Promise.all([
+        writer.setApnsRegistration(device.id, { environment: 'production', pushToStart: apnsToken(), widgets: apnsToken() }, asAuthenticated),
+        writer.setActivityPushToken(device.id, account.id, activity.slug, apnsToken(), asAuthenticated),
+        removing ? changer.deleteDevice(device.id) : changer.upsertDevice({ ...device, tokenHash: randomHash() }),
+        writer.setApnsRegistration(device.id, { environment: 'production', widgets: apnsToken() }, asAuthenticated),
+      ]);
+      if (removing) await storage.upsertDevice({ ...device, tokenHash: randomHash() }); // the same id, another phone
+      for (const handle of [handles.storage, handles.peer]) {
+        expect(await handle.getApnsRegistration(device.id)).toBeNull();
+        expect(await handle.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
+      }
+    }
+  });
+
   it('an activity that is removed loses its update tokens; the device keeps its other tokens', async () => {
     const { storage, peer } = get();
     const { account, device, activity } = await deviceWithActivity(storage);
@@ -223,6 +288,14 @@ export function apnsRegistrationTests(get: GetHandles): void {
       await expect(storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: bad })).rejects.toThrow(TypeError);
       await expect(storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: bad })).rejects.toThrow(TypeError);
       await expect(storage.setActivityPushToken(device.id, account.id, activity.slug, bad)).rejects.toThrow(TypeError);
+      // An identity no store can hold is never the device's.
+      for (const ifDevice of [
+        { accountId: bad, tokenHash: device.tokenHash },
+        { accountId: account.id, tokenHash: bad },
+      ]) {
+        expect(await storage.setApnsRegistration(device.id, { environment: 'production', widgets: apnsToken() }, { ifDevice })).toBe(false);
+        expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken(), { ifDevice })).toBe(false);
+      }
     }
     expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token });
     expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBe(token);

@@ -230,6 +230,11 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     if (authorization === undefined) return { status: 403, reason: 'MissingProviderToken' };
     const match = /^bearer ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(authorization);
     if (match === null) return { status: 403, reason: 'InvalidProviderToken' };
+    const token = authorization.slice('bearer '.length);
+    const previous = tokensBySession.get(session);
+    // The token this connection already presented and had verified: only its age can
+    // have changed (a provider reuses one token for up to an hour, for every request).
+    if (previous?.token === token) return now() / 1000 - previous.iat > PROVIDER_TOKEN_MAX_AGE_S ? { status: 403, reason: 'ExpiredProviderToken' } : null;
     const [, head, claims, signature] = match as unknown as [string, string, string, string];
     const jwt = decodeJwt(authorization);
     const good = verify('sha256', Buffer.from(`${head}.${claims}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
@@ -238,9 +243,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     const { iss, iat } = jwt.claims;
     if (alg !== 'ES256' || kid !== options.keyId || iss !== options.teamId || !Number.isInteger(iat)) return { status: 403, reason: 'InvalidProviderToken' };
     if (now() / 1000 - (iat as number) > PROVIDER_TOKEN_MAX_AGE_S) return { status: 403, reason: 'ExpiredProviderToken' };
-    const previous = tokensBySession.get(session);
-    const token = authorization.slice('bearer '.length);
-    if (previous !== undefined && previous.token !== token) {
+    if (previous !== undefined) {
       if ((iat as number) - previous.iat < PROVIDER_TOKEN_MIN_RENEWAL_S) return { status: 429, reason: 'TooManyProviderTokenUpdates' };
     }
     tokensBySession.set(session, { token, iat: iat as number });

@@ -1,0 +1,295 @@
+// A1–A3: pushes to real phones through APNs (real-devices §2), against transport-apns's
+// test double. Where the processes run: the measured sender (Tilecast with
+// transport-apns, or the bare node:http2 client) alone on the server core; the double,
+// which both senders push to, on the load core with the runner, niced, so that the
+// runner's PATCH latency clock is not delayed by it. The runner is idle while a fan-out
+// runs, so the double then has that core to itself; its CPU busy share is reported (near
+// 100 % it would be the bottleneck and hide the senders' difference).
+import { publishHeaders, send } from '../lib/http.mjs';
+import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, CONNECTIONS, STREAMS, senderEnv, signingKeys, updateLabel } from '../lib/apns-fleet.mjs';
+import { progressContent, widgetBody } from '../lib/payloads.mjs';
+import { LOAD_CPU, startServer } from '../lib/process.mjs';
+import { median, percentile, round } from '../lib/stats.mjs';
+
+const pct = (ratio) => `${round(ratio * 100, 1)} %`;
+const READY_MS = 180_000;
+
+/** The double, in its own process on the load core (niced: the runner's latency clock comes first). */
+async function startDouble(keys) {
+  return startServer('servers/apns-double.mjs', { env: { BENCH_APNS_PUBLIC_KEY: keys.publicPem }, cpu: LOAD_CPU, launcher: ['nice', '-n', '10'] });
+}
+
+/** A sender: `bare` (the baseline) or `tilecast`, for fleet `a1` or `a2`. */
+function startSender(kind, mode, double, keys) {
+  const script = kind === 'bare' ? 'baselines/apns-node-http.mjs' : 'servers/tilecast-apns.mjs';
+  return startServer(script, { args: [mode], env: senderEnv(double, keys), readyTimeoutMs: READY_MS });
+}
+
+/**
+ * Runs `trigger` (the publisher's requests) and waits until the sender has settled `count`
+ * more pushes; then checks at the double that exactly those arrived, all accepted, each
+ * device's in timestamp and update order. Answers pushes per second from the first request
+ * to the last push settled, and the CPU busy share of the sender and of the double.
+ */
+async function fanOut(sender, double, count, trigger) {
+  await double.ask({ type: 'reset' }, 'reset');
+  sender.pushed = (sender.pushed ?? 0) + count;
+  const [senderCpu, doubleCpu] = [await sender.cpu(), await double.cpu()];
+  const done = sender.ask({ type: 'await-pushes', total: sender.pushed }, 'pushes-done', 300_000);
+  const started = performance.now();
+  await trigger();
+  await done;
+  const ms = performance.now() - started;
+  const [senderAfter, doubleAfter] = [await sender.cpu(), await double.cpu()];
+  const summary = await double.ask({ type: 'summary' }, 'summary');
+  if (summary.received !== count || summary.statuses[200] !== count)
+    throw new Error(`expected ${count} pushes accepted, the double got ${JSON.stringify(summary)}`);
+  return {
+    pushesPerSecond: count / (ms / 1000),
+    ms,
+    senderBusy: (senderAfter - senderCpu) / 1000 / ms,
+    senderCpuMicrosPerPush: (senderAfter - senderCpu) / count,
+    doubleBusy: (doubleAfter - doubleCpu) / 1000 / ms,
+    outOfOrder: summary.outOfOrder,
+    example: summary.example,
+    peakStreams: summary.peakOpenStreams,
+    connections: summary.connections,
+  };
+}
+
+const patchOk = async (port, path, headers, body) => {
+  const status = await send('PATCH', port, path, headers, body);
+  if (status !== 200) throw new Error(`PATCH ${path} answered ${status}`);
+};
+
+/**
+ * Both senders, alternately, `runs` times with new processes: each does `warmups`
+ * unmeasured fan-outs then `measured` ones. Answers the samples per side.
+ */
+async function compareSenders({ mode, double, keys, runs, warmups, measured, fan }) {
+  const samples = { bare: [], tilecast: [] };
+  for (let run = 0; run < runs; run++) {
+    const order = run % 2 === 0 ? ['bare', 'tilecast'] : ['tilecast', 'bare'];
+    for (const kind of order) {
+      const sender = await startSender(kind, mode, double, keys);
+      try {
+        for (let i = 0; i < warmups; i++) await fan(sender, kind);
+        for (let i = 0; i < measured; i++) samples[kind].push(await fan(sender, kind));
+        if (kind === 'tilecast') samples.counters = (await sender.ask({ type: 'counters' }, 'counters')).counters;
+      } finally {
+        await sender.stop();
+      }
+    }
+  }
+  return samples;
+}
+
+const summarise = (list) => ({
+  pushesPerSecond: round(median(list.map((s) => s.pushesPerSecond)), 0),
+  senderBusy: median(list.map((s) => s.senderBusy)),
+  cpuPerPush: median(list.map((s) => s.senderCpuMicrosPerPush)),
+  doubleBusy: median(list.map((s) => s.doubleBusy)),
+  outOfOrder: list.reduce((sum, s) => sum + s.outOfOrder, 0),
+});
+
+function senderFigures(b, t, samples) {
+  return {
+    'bare node:http2 pushes/s': b.pushesPerSecond,
+    'tilecast transport-apns pushes/s': t.pushesPerSecond,
+    'sender CPU µs per push: bare / tilecast': `${round(b.cpuPerPush, 1)} / ${round(t.cpuPerPush, 1)} (${pct(b.cpuPerPush / t.cpuPerPush)})`,
+    'sender CPU busy: bare / tilecast': `${pct(b.senderBusy)} / ${pct(t.senderBusy)}`,
+    'double CPU busy: bare / tilecast runs': `${pct(b.doubleBusy)} / ${pct(t.doubleBusy)}`,
+    'connections × streams (both senders)': `${CONNECTIONS} × ${STREAMS}`,
+    'transport counters (last run)': JSON.stringify(samples.counters),
+  };
+}
+
+/**
+ * The publisher's PATCH latency (another account's widget, no devices), under a light
+ * steady load of `rate` per second, with and without a fan-out in progress: fan-outs and
+ * quiet windows of the same length alternate `rounds` times in one Tilecast process.
+ */
+async function patchLatency({ double, keys, rounds, rate }) {
+  const sender = await startSender('tilecast', 'a1', double, keys);
+  const quiet = { headers: { 'content-type': 'application/json', authorization: 'Token tok_quiet' }, body: widgetBody() };
+  const latencies = { alone: [], fanOut: [] };
+  let phase = null;
+  let sending = true;
+  const load = (async () => {
+    const pending = [];
+    while (sending) {
+      const bucket = phase;
+      const started = performance.now();
+      pending.push(
+        patchOk(sender.port, '/widget/load', quiet.headers, quiet.body).then(() => {
+          if (bucket !== null && phase === bucket) latencies[bucket].push(performance.now() - started);
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+    }
+    await Promise.all(pending);
+  })();
+  try {
+    let widget = 0;
+    const fan = () => fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/panel-${widget++}`, publishHeaders(sender), widgetBody()));
+    await fan(); // warm-up, unmeasured
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (let round = 0; round < rounds; round++) {
+      phase = 'fanOut';
+      const { ms } = await fan();
+      phase = null;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      phase = 'alone';
+      await new Promise((resolve) => setTimeout(resolve, Math.max(ms, 1000)));
+      phase = null;
+    }
+  } finally {
+    sending = false;
+    await load;
+    await sender.stop();
+  }
+  return latencies;
+}
+
+export const a1 = {
+  id: 'A1',
+  title: `one widget update fanned out to ${A1_DEVICES} devices (WidgetKit pushes) through transport-apns to its test double, vs a bare node:http2 client`,
+  async run({ quick }) {
+    const keys = signingKeys();
+    const double = await startDouble(keys);
+    try {
+      const widgets = new Map();
+      const samples = await compareSenders({
+        mode: 'a1',
+        double,
+        keys,
+        runs: quick ? 1 : 3,
+        warmups: 2,
+        measured: quick ? 1 : 3,
+        fan: (sender) => {
+          const slug = `panel-${(widgets.get(sender) ?? 0) % 64}`;
+          widgets.set(sender, (widgets.get(sender) ?? 0) + 1);
+          return fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/${slug}`, publishHeaders(sender), widgetBody()));
+        },
+      });
+      const b = summarise(samples.bare);
+      const t = summarise(samples.tilecast);
+      const ratio = t.pushesPerSecond / b.pushesPerSecond;
+      const latencies = await patchLatency({ double, keys, rounds: quick ? 2 : 8, rate: 200 });
+      const p99Alone = percentile(latencies.alone, 99);
+      const p99FanOut = percentile(latencies.fanOut, 99);
+      const latencyRatio = p99FanOut / p99Alone;
+      return {
+        figures: {
+          ...senderFigures(b, t, samples),
+          'PATCH p50 / p99 ms, no fan-out': `${round(percentile(latencies.alone, 50), 2)} / ${round(p99Alone, 2)} (${latencies.alone.length} requests)`,
+          'PATCH p50 / p99 ms, during a fan-out': `${round(percentile(latencies.fanOut, 50), 2)} / ${round(p99FanOut, 2)} (${latencies.fanOut.length} requests)`,
+        },
+        checks: [
+          { name: 'pushes/s vs bare client', value: pct(ratio), target: '>= 80.0 %', pass: ratio >= 0.8 },
+          { name: 'PATCH p99 during fan-out vs without', value: `${round(latencyRatio, 2)}×`, target: '<= 1.30×', pass: latencyRatio <= 1.3 },
+        ],
+        raw: { samples, latencies: { alone: latencies.alone.length, fanOut: latencies.fanOut.length, p99Alone, p99FanOut } },
+      };
+    } finally {
+      await double.stop();
+    }
+  },
+};
+
+/** A2's publisher requests: one update per activity, `rounds` times (each round after the last one's answers). */
+function activityBurst(sender, kind, rounds, firstSequence) {
+  return async () => {
+    for (let round = 0; round < rounds; round++) {
+      const content = progressContent();
+      content.header_left = { ...content.header_left, value: updateLabel(firstSequence + round) };
+      const body = JSON.stringify({ state: 'ONGOING', content });
+      await Promise.all(
+        Array.from({ length: A2_ACTIVITIES }, (_, n) =>
+          kind === 'bare'
+            ? patchOk(sender.port, `/activity/a2-${n}/trip`, { 'content-type': 'application/json' }, body)
+            : patchOk(sender.port, '/activity/trip', { 'content-type': 'application/json', authorization: `Token tok_a2_${n}` }, body),
+        ),
+      );
+    }
+  };
+}
+
+export const a2 = {
+  id: 'A2',
+  title: `${A2_ACTIVITIES} Live Activities, each on ${A2_DEVICES_PER_ACTIVITY} devices, updated in bursts through transport-apns, vs a bare node:http2 client`,
+  async run({ quick }) {
+    const keys = signingKeys();
+    const double = await startDouble(keys);
+    const rounds = 3;
+    const pushes = rounds * A2_ACTIVITIES * A2_DEVICES_PER_ACTIVITY;
+    try {
+      const sequences = new Map();
+      const samples = await compareSenders({
+        mode: 'a2',
+        double,
+        keys,
+        runs: quick ? 1 : 3,
+        warmups: 1,
+        measured: quick ? 1 : 2,
+        fan: (sender, kind) => {
+          const first = sequences.get(sender) ?? 1;
+          sequences.set(sender, first + rounds);
+          return fanOut(sender, double, pushes, activityBurst(sender, kind, rounds, first));
+        },
+      });
+      const b = summarise(samples.bare);
+      const t = summarise(samples.tilecast);
+      const ratio = t.pushesPerSecond / b.pushesPerSecond;
+      const example = samples.tilecast.find((s) => s.example !== null)?.example;
+      return {
+        figures: {
+          [`pushes per burst (${rounds} updates × ${A2_ACTIVITIES} activities × ${A2_DEVICES_PER_ACTIVITY} devices)`]: pushes,
+          ...senderFigures(b, t, samples),
+          'pushes out of order: bare / tilecast': `${b.outOfOrder} / ${t.outOfOrder}${example ? ` (e.g. ${JSON.stringify(example)})` : ''}`,
+        },
+        checks: [
+          { name: 'pushes/s vs bare client', value: pct(ratio), target: '>= 80.0 %', pass: ratio >= 0.8 },
+          { name: "every device's pushes in order", value: `${t.outOfOrder} out of order`, target: '0', pass: t.outOfOrder === 0 },
+        ],
+        raw: { samples },
+      };
+    } finally {
+      await double.stop();
+    }
+  },
+};
+
+export const a3 = {
+  id: 'A3',
+  title: 'memory per registered device in the memory store (heap after a full GC), with and without its APNs tokens',
+  async run({ quick }) {
+    const count = quick ? 2_000 : 20_000;
+    const perDevice = { bare: [], apns: [] };
+    for (let run = 0; run < (quick ? 1 : 3); run++) {
+      for (const apns of [false, true]) {
+        const server = await startServer('servers/tilecast-apns.mjs', { args: ['a3'], readyTimeoutMs: READY_MS });
+        try {
+          const before = (await server.stats()).memory.heapUsed;
+          await server.ask({ type: 'register', count, apns }, 'registered', 300_000);
+          const after = (await server.stats()).memory.heapUsed;
+          perDevice[apns ? 'apns' : 'bare'].push((after - before) / count);
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    const bare = median(perDevice.bare);
+    const withApns = median(perDevice.apns);
+    return {
+      figures: {
+        'devices registered per run': count,
+        'bytes per device (record, token index, account link)': round(bare, 0),
+        'bytes per device with push-to-start, widgets and one update token': round(withApns, 0),
+        'of which APNs tokens': round(withApns - bare, 0),
+      },
+      checks: [],
+      raw: perDevice,
+    };
+  },
+};

@@ -1,0 +1,111 @@
+// Tilecast for the APNs scenarios, with transport-apns pushing to the double whose origin
+// and CA come in BENCH_APNS_ORIGIN / BENCH_APNS_CA (signing key: BENCH_APNS_KEY).
+//   a1: account `bench-0` (token `tok_bench_0`) with A1_DEVICES phones, each with a
+//       WidgetKit token, and switchboard widgets `panel-<r>` (r < 64), one per fan-out
+//       (the per-widget throttle lets each one's first update through at once); account
+//       `quiet` (token `tok_quiet`) with a widget `load` and no devices, for the PATCH
+//       latency load.
+//   a2: accounts `a2-<n>` (token `tok_a2_<n>`, n < A2_ACTIVITIES), each with a live
+//       progress activity `trip` shown on A2_DEVICES_PER_ACTIVITY phones, each holding an
+//       update token for it.
+//   a3: an empty memory store; IPC `register` {count, apns} registers that many phones,
+//       with `apns` also their APNs tokens (push-to-start, widgets, one activity's update token).
+// IPC `await-pushes` {total} answers `pushes-done` once `total` pushes have settled since
+// start; `counters` answers the transport's counters.
+import { createTilecast, silentLogger } from '@tilecast/core';
+import { mount } from '@tilecast/adapter-node-http';
+import { createMemoryStorage } from '@tilecast/storage-memory';
+import { apnsRegistryFrom, createApnsTransport } from '@tilecast/transport-apns';
+import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, APNS_IDS, STREAMS, deviceToken, pushWaiter } from '../lib/apns-fleet.mjs';
+import { progressContent, switchboardContent } from '../lib/payloads.mjs';
+import { serve } from '../lib/serve.mjs';
+
+const mode = process.argv[2];
+const storage = createMemoryStorage();
+const apns =
+  mode === 'a3'
+    ? null
+    : createApnsTransport({
+        ...APNS_IDS,
+        signingKey: process.env.BENCH_APNS_KEY,
+        registry: apnsRegistryFrom(storage),
+        origin: process.env.BENCH_APNS_ORIGIN,
+        ca: process.env.BENCH_APNS_CA,
+        maxConcurrentStreams: STREAMS,
+      });
+let settled = 0;
+const check = pushWaiter(() => settled);
+const counted = (push) => push.finally(() => (settled++, check()));
+const tilecast = createTilecast({
+  storage,
+  logger: silentLogger,
+  transport:
+    apns === null
+      ? undefined
+      : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
+});
+const m = tilecast.management;
+
+async function publish(token, path, body) {
+  const reply = await tilecast.handle({
+    method: 'PATCH',
+    path,
+    query: new URLSearchParams(),
+    headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+    body: { kind: 'parsed', value: body },
+  });
+  if (reply.status !== 200) throw new Error(`PATCH ${path} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+}
+
+if (mode === 'a1') {
+  await m.createAccount({ id: 'bench-0', token: 'tok_bench_0', activityQuota: 1 });
+  for (let r = 0; r < 64; r++) await m.createWidget({ account: 'bench-0', slug: `panel-${r}`, template: 'switchboard' });
+  for (let n = 0; n < A1_DEVICES; n++) {
+    await m.registerDevice({ id: `phone-${n}`, account: 'bench-0' });
+    await storage.setApnsRegistration(`phone-${n}`, { environment: 'production', widgets: deviceToken('widgets', n) });
+  }
+  await m.createAccount({ id: 'quiet', token: 'tok_quiet', activityQuota: 1 });
+  await m.createWidget({ account: 'quiet', slug: 'load', template: 'switchboard' });
+  await publish('tok_quiet', '/widget/load', { content: switchboardContent() });
+} else if (mode === 'a2') {
+  for (let n = 0; n < A2_ACTIVITIES; n++) {
+    const account = `a2-${n}`;
+    await m.createAccount({ id: account, token: `tok_a2_${n}`, activityQuota: 1 });
+    await m.createActivity({ account, slug: 'trip', template: 'progress', dismissalDelayS: 60 });
+    // Started before the phones register: the start pushes find no push-to-start token.
+    await publish(`tok_a2_${n}`, '/activity/trip', { state: 'ONGOING', content: progressContent() });
+    for (let j = 0; j < A2_DEVICES_PER_ACTIVITY; j++) {
+      const id = `${account}-phone-${j}`;
+      await m.registerDevice({ id, account });
+      await storage.setApnsRegistration(id, { environment: 'production' });
+      await storage.setActivityPushToken(id, account, 'trip', deviceToken('activity', n * A2_DEVICES_PER_ACTIVITY + j));
+    }
+  }
+  await tilecast.idle();
+  settled = 0;
+} else if (mode === 'a3') {
+  let registered = 0;
+  await m.createAccount({ id: 'fleet', token: 'tok_fleet', activityQuota: 1 });
+  await m.createActivity({ account: 'fleet', slug: 'trip', template: 'progress' });
+  process.on('message', async (message) => {
+    if (message?.type !== 'register') return;
+    for (let i = 0; i < message.count; i++, registered++) {
+      const id = `phone-${registered}`;
+      await m.registerDevice({ id, account: 'fleet' });
+      if (!message.apns) continue;
+      await storage.setApnsRegistration(id, {
+        environment: 'production',
+        pushToStart: deviceToken('start', registered),
+        widgets: deviceToken('widgets', registered),
+      });
+      await storage.setActivityPushToken(id, 'fleet', 'trip', deviceToken('activity', registered));
+    }
+    process.send({ type: 'registered', id: message.id });
+  });
+} else throw new Error(`mode a1, a2 or a3, not ${mode}`);
+
+process.on('message', (message) => {
+  if (message?.type === 'counters') process.send({ type: 'counters', id: message.id, counters: apns?.counters() ?? null, load: apns?.load() ?? null });
+});
+
+await serve(mount({ '/': tilecast, '/device': tilecast.device }), { token: mode === 'a1' ? 'tok_bench_0' : undefined });
