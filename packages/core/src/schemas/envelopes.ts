@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { activityTemplateNames } from './activity.js';
 import { ActivityState } from './enums.js';
 import { literalMessage, MSG } from './messages.js';
+import { hasOtherTemplate } from './content-template.js';
 import { isPlainObject, strict } from './primitives.js';
 import { staleAfterField } from './widgets/index.js';
 import { widgetTemplateNames } from './widgets/names.js';
@@ -28,12 +29,6 @@ function contentWithTemplate<const TNames extends readonly string[]>(names: TNam
   // Only ever a refusal (one `literal_error` at `template`), so its copy of the object is never seen.
   const wrongTemplate = v.looseObject({ template: v.picklist(names, literalMessage(names)) }) as unknown as typeof content;
   return v.lazy((input: unknown) => (isPlainObject(input) && hasOtherTemplate(input, names) ? wrongTemplate : content));
-}
-
-/** A `template` of its own that is set and none of `names`. */
-function hasOtherTemplate(input: Record<string, unknown>, names: readonly string[]): boolean {
-  const template = Object.hasOwn(input, 'template') ? input.template : undefined;
-  return template !== undefined && !names.includes(template as string);
 }
 
 /** `PATCH /activity/{slug}` body at step 3: `{state, content}`, content's template known. */
