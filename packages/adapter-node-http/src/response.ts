@@ -19,11 +19,9 @@ export function writeCoreResult(res: ServerResponse, result: CoreResult): Promis
     return;
   }
   const payload = JSON.stringify(result.body);
-  res.writeHead(result.status, {
-    ...result.headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-  });
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+  // Most answers have no headers of their own: no object copied for them.
+  res.writeHead(result.status, result.headers === undefined ? headers : { ...result.headers, ...headers });
   res.end(payload);
 }
 
