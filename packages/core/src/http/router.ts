@@ -70,15 +70,17 @@ const NO_ROUTES: readonly never[] = [];
  */
 function split(path: string): string[] {
   const segments: string[] = [];
-  let start = path.indexOf('/') + 1;
-  if (start === 0) return segments;
-  for (let end = path.indexOf('/', start); end !== -1; end = path.indexOf('/', start)) {
-    segments.push(path.slice(start, end));
-    start = end + 1;
+  let start = -1;
+  for (let i = 0; i < path.length; i++) {
+    if (path.charCodeAt(i) !== SLASH) continue;
+    if (start !== -1) segments.push(path.slice(start, i));
+    start = i + 1;
   }
-  segments.push(path.slice(start));
+  if (start !== -1) segments.push(path.slice(start));
   return segments;
 }
+
+const SLASH = 0x2f;
 
 /** `matchSegments` without decoding: the same answer (a decoded segment never fails), nothing allocated. */
 function fits<C>({ segments: pattern, names }: CompiledRoute<C>, actual: string[]): boolean {
