@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './process.mjs';
@@ -12,8 +12,10 @@ export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 &&
  * which calls `measure(fn)` once around the part to count, and returns the functions'
  * instruction counts over that part. Instruction counts do not depend on what else the
  * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
+ * With `keep` (`{ dir, name }`), callgrind's output and V8's perf map are copied to
+ * `<dir>/<name>.callgrind.out` and `<dir>/<name>.perf.map` for callgrind_annotate.
  */
-export async function countInstructions(script, args, drive, env = {}) {
+export async function countInstructions(script, args, drive, env = {}, keep = undefined) {
   const outDir = mkdtempSync(join(tmpdir(), 'tilecast-callgrind-'));
   const out = join(outDir, 'callgrind.out');
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
@@ -38,6 +40,10 @@ export async function countInstructions(script, args, drive, env = {}) {
     await server.stop(); // callgrind writes its counts as the process exits
   }
   try {
+    if (keep !== undefined) {
+      copyFileSync(out, join(keep.dir, `${keep.name}.callgrind.out`));
+      copyFileSync(mapFile, join(keep.dir, `${keep.name}.perf.map`));
+    }
     return functionCosts(out, mapFile);
   } finally {
     rmSync(outDir, { recursive: true, force: true });

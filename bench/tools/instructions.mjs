@@ -7,11 +7,11 @@ import { pressRequest } from '../lib/press-load.mjs';
 import { pinLoadGenerator } from '../lib/process.mjs';
 import { openStreams } from '../lib/sse-clients.mjs';
 import { certificates, startReceiver, webhookEnv } from '../lib/webhook-receiver.mjs';
-import { commandLine } from '../lib/cli.mjs';
+import { commandLine, outputDirectory } from '../lib/cli.mjs';
 
 const { positionals, values } = commandLine(
   `
-Usage: node bench/tools/instructions.mjs [P1|P1H|P1F|P3|S2|W1] [--top N]
+Usage: node bench/tools/instructions.mjs [P1|P1H|P1F|P3|S2|W1] [--top N] [--out DIR]
 
 Runs the scenario's baseline and Tilecast servers in turn under valgrind's callgrind,
 warms each up, then counts the instructions it runs per unit of work, without the garbage
@@ -29,11 +29,15 @@ machine does, so they judge a change to a hot path where timed runs are too nois
 
   --top N   also list the N functions that add the most per unit (JIT code named from
             node --perf-basic-prof)
+  --out DIR keep callgrind's output and V8's perf map there, as baseline.callgrind.out,
+            baseline.perf.map, tilecast.callgrind.out, tilecast.perf.map (callers of a
+            function: callgrind_annotate --inclusive=yes --tree=caller FILE; JIT code
+            appears as addresses, named by the perf map)
 
 Needs valgrind with callgrind_control and callgrind_annotate (Debian: valgrind).
-Callgrind's output goes to a temporary directory that is removed afterwards.
+Without --out, callgrind's output goes to a temporary directory removed afterwards.
 `,
-  { top: { type: 'string' } },
+  { top: { type: 'string' }, out: { type: 'string' } },
 );
 const id = (positionals[0] ?? 'P1').toUpperCase();
 const top = Number(values.top ?? 0);
@@ -64,8 +68,22 @@ if (setup === undefined) {
   process.exit(2);
 }
 
-const baseline = await countInstructions(setup.baseline.script, setup.baseline.args, (handles) => setup.drive('baseline', handles), setup.baseline.env);
-const tilecast = await countInstructions(setup.project.script, setup.project.args, (handles) => setup.drive('tilecast', handles), setup.project.env);
+const keepIn = values.out === undefined ? undefined : outputDirectory(values.out, 'tilecast-instructions');
+const keep = (name) => (keepIn === undefined ? undefined : { dir: keepIn, name });
+const baseline = await countInstructions(
+  setup.baseline.script,
+  setup.baseline.args,
+  (handles) => setup.drive('baseline', handles),
+  setup.baseline.env,
+  keep('baseline'),
+);
+const tilecast = await countInstructions(
+  setup.project.script,
+  setup.project.args,
+  (handles) => setup.drive('tilecast', handles),
+  setup.project.env,
+  keep('tilecast'),
+);
 await setup.close?.();
 const sum = (costs, keep) => [...costs].reduce((total, [name, n]) => (keep(name) ? total + n : total), 0);
 const perUnit = (costs) => sum(costs, (name) => !isCollectorOrCompiler(name)) / setup.count;
@@ -76,6 +94,7 @@ console.log(`  tilecast  ${Math.round(t).toLocaleString('en')}  (${(t / b).toFix
 console.log(
   `  (collector and compiler: baseline ${Math.round(sum(baseline, isCollectorOrCompiler) / setup.count)}, tilecast ${Math.round(sum(tilecast, isCollectorOrCompiler) / setup.count)})`,
 );
+if (keepIn !== undefined) console.log(`  (callgrind output and perf maps in ${keepIn})`);
 if (top > 0) {
   const names = new Set([...baseline.keys(), ...tilecast.keys()].filter((name) => !isCollectorOrCompiler(name)));
   const rows = [...names].map((name) => ({ name, added: ((tilecast.get(name) ?? 0) - (baseline.get(name) ?? 0)) / setup.count }));

@@ -1,7 +1,8 @@
 import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
-import { activityContentSchemas, activityUpdateEnvelope, validate, withIconV2 } from '../schemas/index.js';
+import { activityContentSchemas, validate, withIconV2 } from '../schemas/index.js';
+import { validateActivityEnvelope } from '../schemas/usual-envelopes.js';
 import type { ActivityStateName } from '../storage/records.js';
 import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
@@ -25,7 +26,7 @@ export async function updateActivity(
   slug: string,
   body: unknown,
 ): Promise<ActivityData> {
-  const envelope = validate(activityUpdateEnvelope, body, ['body']);
+  const envelope = validateActivityEnvelope(body);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
   const { state, content } = envelope.output;
   const template = content.template ?? checkedTemplate(await context.storage.getActivity(account.id, slug), 'activity');

@@ -1,7 +1,8 @@
 import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
-import { validate, widgetContentSchemas, widgetUpdateEnvelope } from '../schemas/index.js';
+import { validate, widgetContentSchemas } from '../schemas/index.js';
+import { validateWidgetEnvelope } from '../schemas/usual-envelopes.js';
 import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
 /**
@@ -32,7 +33,7 @@ export async function updateWidget(
   /** The most bytes any part of the body serialises to, when known (`readJsonBodySized`): below the limit, content surely fits. */
   serializedBound?: number,
 ): Promise<WidgetData> {
-  const envelope = validate(widgetUpdateEnvelope, body, ['body']);
+  const envelope = validateWidgetEnvelope(body);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
   const { content } = envelope.output;
   const template = content.template ?? checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget');

@@ -8,7 +8,8 @@ import * as v from 'valibot';
 import { activityTemplateNames } from './activity.js';
 import { ActivityState } from './enums.js';
 import { literalMessage, MSG } from './messages.js';
-import { isPlainObject, objectItem, strict } from './primitives.js';
+import { hasOtherTemplate } from './content-template.js';
+import { isPlainObject, strict } from './primitives.js';
 import { staleAfterField } from './widgets/index.js';
 import { widgetTemplateNames } from './widgets/names.js';
 
@@ -17,18 +18,17 @@ import { widgetTemplateNames } from './widgets/names.js';
  * through untouched, not copied: a copy (like `v.looseObject` makes) silently drops
  * `__proto__`, `constructor` and `prototype`, and the template schema must still see them
  * to refuse them.
+ *
+ * A `v.lazy` choosing one schema, not a `v.pipe` of two checks: every valibot pipe shares
+ * one `~run`, and a new kind of check in any pipe on the publishing path makes all of
+ * them look their steps up the slow (megamorphic) way.
  */
 function contentWithTemplate<const TNames extends readonly string[]>(names: TNames) {
-  const wrongTemplate = literalMessage(names);
-  return v.pipe(
-    v.custom<{ template?: TNames[number] } & Record<string, unknown>>(isPlainObject, MSG.dict),
-    v.rawCheck<{ template?: TNames[number] } & Record<string, unknown>>(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const template = Object.hasOwn(dataset.value, 'template') ? dataset.value.template : undefined;
-      if (template === undefined || names.includes(template)) return;
-      addIssue({ message: wrongTemplate, path: [objectItem(dataset.value, 'template')] });
-    }),
-  );
+  type Content = { template?: TNames[number] } & Record<string, unknown>;
+  const content = v.custom<Content>(isPlainObject, MSG.dict);
+  // Only ever a refusal (one `literal_error` at `template`), so its copy of the object is never seen.
+  const wrongTemplate = v.looseObject({ template: v.picklist(names, literalMessage(names)) }) as unknown as typeof content;
+  return v.lazy((input: unknown) => (isPlainObject(input) && hasOtherTemplate(input, names) ? wrongTemplate : content));
 }
 
 /** `PATCH /activity/{slug}` body at step 3: `{state, content}`, content's template known. */

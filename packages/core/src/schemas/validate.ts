@@ -4,6 +4,9 @@ import { toFieldErrors } from './field-errors.js';
 
 export type ValidationResult<TOutput> = { success: true; output: TOutput } | { success: false; errors: FieldError[] };
 
+/** One object for every call: valibot only reads it. */
+const FIELD_BY_FIELD: v.Config<v.BaseIssue<unknown>> = Object.freeze({ abortEarly: false, abortPipeEarly: true });
+
 /**
  * Validates `input` and returns the output (defaults applied, every optional field
  * present) or every field error, each `loc` starting with `locPrefix`.
@@ -15,7 +18,7 @@ export function validate<const TSchema extends v.GenericSchema>(
   input: unknown,
   locPrefix: FieldError['loc'] = [],
 ): ValidationResult<v.InferOutput<TSchema>> {
-  const result = v.safeParse(schema, input, { abortEarly: false, abortPipeEarly: true });
+  const result = v.safeParse(schema, input, FIELD_BY_FIELD);
   if (result.success) return { success: true, output: result.output };
   return { success: false, errors: toFieldErrors(result.issues, locPrefix) };
 }

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityContentSchemas, activityUpdateEnvelope, validate, widgetUpdateEnvelope } from '../../src/schemas/index.js';
+import { validateActivityEnvelope, validateWidgetEnvelope } from '../../src/schemas/usual-envelopes.js';
 import { errorsOf, outputOf } from './helpers.js';
 
 describe('activityUpdateEnvelope (step 3)', () => {
@@ -104,5 +106,39 @@ describe('widgetUpdateEnvelope (step 3)', () => {
       ['body', 'stale_after'],
       ['body', 'extra'],
     ]);
+  });
+});
+
+describe('the usual envelopes, answered without the full check', () => {
+  const template = fc.constantFrom(undefined, null, 'progress', 'generic', 'switchboard', 'status', 'gauge', 'x', 1);
+  const content = fc.oneof(
+    fc.record({ template, title: fc.string() }, { requiredKeys: [] }),
+    fc.constantFrom([], null, 'progress', Object.create(null) as object, JSON.parse('{"__proto__":{"template":"x"}}') as object),
+    fc.anything(),
+  );
+  const value = fc.oneof(content, fc.constantFrom('IDLE', 'ONGOING', 'idle', 60, null));
+  const bodies = fc.oneof(
+    fc.record({ state: value, content, stale_after: fc.oneof(fc.integer(), fc.constant(null)), extra: value }, { requiredKeys: [] }),
+    fc.record({ state: fc.constantFrom('IDLE', 'ONGOING', 'RUNNING'), content }),
+    fc.record({ content }),
+    fc.anything(),
+  );
+
+  it('give what validate() gives, output and errors, on every body', () => {
+    fc.assert(
+      fc.property(bodies, (body) => {
+        expect(validateWidgetEnvelope(body)).toEqual(validate(widgetUpdateEnvelope, body, ['body']));
+        expect(validateActivityEnvelope(body)).toEqual(validate(activityUpdateEnvelope, body, ['body']));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('pass the content on as the same object', () => {
+    const body = { state: 'ONGOING', content: { template: 'progress', progress: { value: 0.5 } } };
+    const widget = validateWidgetEnvelope({ content: body.content });
+    const activity = validateActivityEnvelope(body);
+    expect(widget.success && widget.output.content).toBe(body.content);
+    expect(activity.success && activity.output.content).toBe(body.content);
   });
 });

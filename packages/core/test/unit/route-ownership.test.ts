@@ -20,6 +20,8 @@ describe('owns(path)', () => {
 
   it('owns nothing else: other paths, an empty parameter, a trailing slash, the other API', () => {
     for (const path of [
+      '',
+      'widget/lights',
       '/',
       '/nowhere',
       '/activity',
