@@ -146,14 +146,7 @@ async function listenFetch(tilecast: Tilecast): Promise<{ url: string; close(): 
   installNodeHandlers(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/svc`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}/svc`, close: () => closeServer(server) };
 }
 
 /** Express app with the router mounted under a prefix, as a host app would. */
@@ -175,14 +168,7 @@ async function listenExpress(tilecast: Tilecast, preParse: boolean): Promise<{ u
   });
   installServerHandlers(server, app); // as the adapter's README tells a host app to
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/svc`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}/svc`, close: () => closeServer(server) };
 }
 
 export interface Reply {
@@ -211,4 +197,12 @@ export async function request(
     // not JSON: keep the text for the assertion message
   }
   return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** Ends a test server at once: its kept-alive and streaming connections too. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
