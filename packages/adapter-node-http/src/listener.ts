@@ -40,8 +40,8 @@ export function mount(handlers: Record<string, TilecastHandler>, options: MountO
     const { path, query } = splitTarget(req.url ?? '/');
     const found = find(path);
     if (found === undefined) return notFound(req, res);
-    if (found.prefix === '') return void handleNodeRequest(found.handler, req, res);
-    void handleNodeRequest(found.handler, req, res, { url: query === '' ? found.path : `${found.path}?${query}` });
+    // The target is split once here, not again from a rebuilt URL.
+    void handleNodeRequest(found.handler, req, res, { target: { path: found.path, query } });
   };
 }
 

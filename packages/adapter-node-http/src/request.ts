@@ -7,6 +7,8 @@ import { closeSignal, whenClosed } from './io/close.js';
 export interface ToCoreRequestOptions {
   /** Path of the request relative to where Tilecast is mounted, with the query. Default `req.url`. */
   url?: string;
+  /** The same, already split (as `splitTarget` does): a router that split it once passes it on. */
+  target?: { path: string; query: string };
   /** A body the host framework already read (e.g. express.json()). `undefined` means unread. */
   parsedBody?: unknown;
   /** The host framework's body parser refused the body; the core reports it in its turn. */
@@ -14,7 +16,7 @@ export interface ToCoreRequestOptions {
 }
 
 export function toCoreRequest(req: IncomingMessage, res: ServerResponse, options: ToCoreRequestOptions = {}): CoreRequest {
-  const { path, query } = splitTarget(options.url ?? req.url ?? '/');
+  const { path, query } = options.target ?? splitTarget(options.url ?? req.url ?? '/');
   const body: RequestBody = options.bodyRefusal !== undefined ? { kind: 'refused', error: options.bodyRefusal } : requestBody(req, options.parsedBody);
   // As received: methods are case-sensitive (RFC 9110 §9.1), and Node's parser only
   // produces the registered ones, in upper case.
