@@ -1,8 +1,8 @@
 // Baseline for S1/S2/S4: a bare node:http SSE server. `GET /events` (Authorization:
 // Token tok_bench_<n>) holds a stream of account n; `POST /press` {account} writes one
 // event to that account's streams (routed by account in a Map) and answers 202.
-import { randomUUID } from 'node:crypto';
 import { readBody, serve } from '../lib/serve.mjs';
+import { pressEvent } from '../lib/press-event.mjs';
 
 const streams = new Map(); // account → Set<res>
 let position = 0;
@@ -21,16 +21,7 @@ await serve(async (req, res) => {
   }
   if (req.method === 'POST' && req.url === '/press') {
     const { account, request_id } = JSON.parse(await readBody(req));
-    const now = Date.now();
-    const event = {
-      id: randomUUID(),
-      request_id,
-      type: 'widget.action.v1',
-      subject: { kind: 'widget', slug: 'panel' },
-      occurred_at: new Date(now).toISOString(),
-      expires_at: new Date(now + 5000).toISOString(),
-      data: { action: 'go', kind: 'button' },
-    };
+    const event = pressEvent(request_id);
     const frame = `id: u:${++position}\ndata: ${JSON.stringify(event)}\n\n`;
     for (const stream of streams.get(String(account)) ?? []) stream.write(frame);
     const payload = JSON.stringify({ event_id: event.id });

@@ -3,10 +3,11 @@
 // X-Svc-Signature) to the receiver with a plain keep-alive https client. It also serves
 // P1's bare `PATCH /widget/…` route, so W1 can measure what the same deliveries take from
 // a bare publisher (the like-for-like baseline of "P1 under W1").
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { barePublisher } from '../lib/bare-publish.mjs';
 import { readBody, serve } from '../lib/serve.mjs';
+import { pressEvent } from '../lib/press-event.mjs';
 
 const url = new URL(process.env.BENCH_WEBHOOK_URL);
 const secret = process.env.BENCH_WEBHOOK_SECRET;
@@ -33,16 +34,7 @@ const publish = barePublisher('widget');
 await serve(async (req, res) => {
   if (req.method === 'PATCH') return publish(req, res);
   const { account, request_id } = JSON.parse(await readBody(req));
-  const now = Date.now();
-  const envelope = {
-    id: randomUUID(),
-    request_id,
-    type: 'widget.action.v1',
-    subject: { kind: 'widget', slug: 'panel' },
-    occurred_at: new Date(now).toISOString(),
-    expires_at: new Date(now + 5000).toISOString(),
-    data: { action: 'go', kind: 'button' },
-  };
+  const envelope = pressEvent(request_id);
   res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ event_id: envelope.id, account }));
   deliver(envelope);
 });

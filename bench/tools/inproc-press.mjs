@@ -1,8 +1,8 @@
 // Diagnostic: in-process cost of one press against the baseline's per-press work.
-import { randomUUID } from 'node:crypto';
 import { commandLine } from '../lib/cli.mjs';
 import { compareInProcess } from '../lib/in-process.mjs';
 import { inProcessPresses } from '../lib/in-process-presses.mjs';
+import { pressEvent } from '../lib/press-event.mjs';
 
 const { positionals } = commandLine(`
 Usage: node bench/tools/inproc-press.mjs [calls]
@@ -25,16 +25,7 @@ async function baseline() {
   const n = i++ % ACCOUNTS;
   const bytes = Buffer.from(JSON.stringify({ account: n, request_id: `r-${i}` }));
   const { request_id } = JSON.parse(bytes.toString());
-  const now = Date.now();
-  const event = {
-    id: randomUUID(),
-    request_id,
-    type: 'widget.action.v1',
-    subject: { kind: 'widget', slug: 'panel' },
-    occurred_at: new Date(now).toISOString(),
-    expires_at: new Date(now + 5000).toISOString(),
-    data: { action: 'go', kind: 'button' },
-  };
+  const event = pressEvent(request_id);
   const frame = `id: u:${i}\ndata: ${JSON.stringify(event)}\n\n`;
   return frame + JSON.stringify({ event_id: event.id });
 }
