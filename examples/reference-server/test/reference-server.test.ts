@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { TWO_ACCOUNT_SEED } from './fixtures.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -57,23 +58,7 @@ describe('reference server', () => {
   it('loads a seed file (TILECAST_SEED), and loading it again is no error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tilecast-seed-'));
     const seedPath = join(dir, 'seed.json');
-    await writeFile(
-      seedPath,
-      JSON.stringify({
-        accounts: [
-          {
-            id: 'acme',
-            token: 'tok_acme_1',
-            subscription: 'active',
-            activity_quota: 2,
-            devices: [{ id: 'acme-phone', token: 'dev_acme_phone' }],
-            activities: [{ slug: 'build', template: 'progress', dismissal_delay_s: 0 }],
-            widgets: [{ slug: 'lights', template: 'switchboard', stale_after: null, privacy: 'visible', shared_with: ['guest-phone'] }],
-          },
-          { id: 'guest', token: 'tok_guest_1', devices: [{ id: 'guest-phone', token: 'dev_guest_phone' }] },
-        ],
-      }),
-    );
+    await writeFile(seedPath, JSON.stringify(TWO_ACCOUNT_SEED));
     const config = readConfig({ PORT: '0', TILECAST_SEED: seedPath });
     const server = await startReferenceServer(config, { info() {}, warn() {}, error() {} });
     servers.push(server);

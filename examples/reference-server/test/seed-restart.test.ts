@@ -14,23 +14,9 @@ import { silentLogger } from '@tilecast/core';
 import { createPostgresStorage } from '@tilecast/storage-postgres';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { TWO_ACCOUNT_SEED } from './fixtures.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || undefined;
-
-const SEED = {
-  accounts: [
-    {
-      id: 'acme',
-      token: 'tok_acme_1',
-      subscription: 'active',
-      activity_quota: 2,
-      devices: [{ id: 'acme-phone', token: 'dev_acme_phone' }],
-      activities: [{ slug: 'build', template: 'progress', dismissal_delay_s: 0 }],
-      widgets: [{ slug: 'lights', template: 'switchboard', stale_after: null, privacy: 'visible', shared_with: ['guest-phone'] }],
-    },
-    { id: 'guest', token: 'tok_guest_1', devices: [{ id: 'guest-phone', token: 'dev_guest_phone' }] },
-  ],
-};
 
 const switchboard = { template: 'switchboard', actions: [{ id: 'bell', label: 'Bell' }] };
 
@@ -92,7 +78,7 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     admin = new pg.Pool({ connectionString: DATABASE_URL });
     const dir = await mkdtemp(join(tmpdir(), 'tilecast-seed-restart-'));
     seedPath = join(dir, 'seed.json');
-    await writeFile(seedPath, JSON.stringify(SEED));
+    await writeFile(seedPath, JSON.stringify(TWO_ACCOUNT_SEED));
   });
   afterEach(async () => {
     for (const server of running.splice(0)) await server.close();
