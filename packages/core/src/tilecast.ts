@@ -12,7 +12,7 @@ import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.j
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
-import { createRouter, type Route, type Router } from './http/router.js';
+import { createRouter, type Route } from './http/router.js';
 import type { CoreRequest, CoreResult } from './http/types.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { safeObserver, storeErrorKind, UNMATCHED_ROUTE, type Observer, type SafeObserver } from './observer.js';
@@ -253,12 +253,14 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     return internalErrorResult();
   };
   // Not an async function: on the hot path that would add a promise, a suspended frame and
-  // a microtask per request around the handler's own promise.
-  const handle = (request: CoreRequest): Promise<CoreResult> => {
+  // a microtask per request around the handler's own promise. `matched`, when given, is told
+  // the pattern of the route the request took.
+  const run = (request: CoreRequest, matched?: (pattern: string) => void): Promise<CoreResult> => {
     let answer: Promise<CoreResult>;
     try {
       const match = router.match(request);
       if ('error' in match) return Promise.resolve(errorToResult(match.error));
+      matched?.(match.pattern);
       answer = match.handler(context, request, match.params);
     } catch (error) {
       return Promise.resolve(failed(request, error));
@@ -266,35 +268,22 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     return answer.catch((error: unknown) => failed(request, error));
   };
   // Unobserved, requests take the path above as it is: no time stamp, no label, no object.
-  if (observation === undefined) return { handle, owns: router.owns };
-  return { handle: observedHandle(context, router, routes, observation, failed), owns: router.owns };
+  if (observation === undefined) return { handle: (request) => run(request), owns: router.owns };
+  return { handle: observedHandle(run, routes, observation), owns: router.owns };
 }
 
-/** `handle` with the request reported when answered: its route pattern, status, duration and account. */
+/** `run` with the request reported when answered: its route pattern, status, duration and account. */
 function observedHandle(
-  context: TilecastContext,
-  router: Router<TilecastContext>,
+  run: (request: CoreRequest, matched: (pattern: string) => void) => Promise<CoreResult>,
   routes: Route<TilecastContext>[],
   { observer, accounts, prefix }: HandlerObservation,
-  failed: (request: CoreRequest, error: unknown) => CoreResult,
 ): (request: CoreRequest) => Promise<CoreResult> {
   // The labels are the documented patterns (`/widget/{slug}`), made once.
   const labels = new Map(routes.map((route) => [route.pattern, prefix + route.pattern.replace(/:([^/]+)/g, '{$1}')]));
   return (request) => {
     const started = performance.now();
     let route = UNMATCHED_ROUTE;
-    let answer: Promise<CoreResult>;
-    try {
-      const match = router.match(request);
-      if ('error' in match) answer = Promise.resolve(errorToResult(match.error));
-      else {
-        route = labels.get(match.pattern) ?? UNMATCHED_ROUTE;
-        answer = match.handler(context, request, match.params).catch((error: unknown) => failed(request, error));
-      }
-    } catch (error) {
-      answer = Promise.resolve(failed(request, error));
-    }
-    return answer.then((result) => {
+    return run(request, (pattern) => (route = labels.get(pattern) ?? UNMATCHED_ROUTE)).then((result) => {
       const accountId = accounts.get(request) ?? null;
       observer.requestFinished({ method: request.method, route, status: statusOf(result), durationMs: performance.now() - started, accountId });
       return result;
