@@ -14,7 +14,14 @@ export function send(method, port, path, headers, body) {
   });
 }
 
-/** A publisher's `PATCH` headers for a bench server: JSON, and its token when it has one (baselines have none). */
+/**
+ * A publisher's `PATCH` headers for a bench server: JSON and a token, the same bytes for
+ * every server. Tilecast's is its own token; a baseline, which checks none, gets one of the
+ * same form and length, so that both parse the same requests.
+ */
 export function publishHeaders(server) {
-  return { 'content-type': 'application/json', ...(server.token ? { authorization: `Token ${server.token}` } : {}) };
+  return { 'content-type': 'application/json', authorization: `Token ${server.token ?? BASELINE_TOKEN}` };
 }
+
+/** Shaped like a generated token (`tok_` and 256 random bits in base64url). */
+const BASELINE_TOKEN = `tok_${'b'.repeat(43)}`;

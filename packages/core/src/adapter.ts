@@ -14,6 +14,7 @@ export type { ServiceError, FieldError } from './errors.js';
 export { jsonDecodeError } from './errors.js';
 export { errorToResult, internalErrorResult } from './http/error-response.js';
 export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody, readJsonBodySized } from './http/body.js';
+export type { SizedJsonBody } from './http/body.js';
 export { responseHead } from './http/response-head.js';
 export type { ResponseHead } from './http/response-head.js';
 export { createMountTable, mountPrefix, splitTarget } from './http/mounts.js';

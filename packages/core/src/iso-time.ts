@@ -4,16 +4,35 @@ export function isoTime(ms: number): string {
   // write that stamps a record: whole milliseconds from 1970 to 9999 are formatted here,
   // every other value by Date itself (its wider years, and its RangeError).
   if (!Number.isInteger(ms) || ms < 0 || ms > LAST_FOUR_DIGIT_YEAR_MS) return new Date(ms).toISOString();
+  const millis = ms % 1000;
+  const second = ms - millis;
+  // Writes come in bursts within one second: its text (`2026-11-26T08:30:05.`) is made
+  // once, and each call only appends its milliseconds.
+  if (second !== lastSecond) {
+    lastSecondText = secondText(second);
+    lastSecond = second;
+  }
+  return lastSecondText + MILLIS_TEXT[millis]!;
+}
+
+/** `000Z` to `999Z`, made once: no number is turned into text per call. */
+const MILLIS_TEXT = Array.from({ length: 1000 }, (_, millis) => `${threeDigits(millis)}Z`);
+
+let lastSecond = -1;
+let lastSecondText = '';
+
+/** `YYYY-MM-DDTHH:MM:SS.` of a whole second (ms ≥ 0). */
+function secondText(ms: number): string {
   const days = Math.floor(ms / DAY_MS);
-  let rest = ms - days * DAY_MS;
-  const millis = rest % 1000;
-  rest = (rest - millis) / 1000;
+  let rest = (ms - days * DAY_MS) / 1000;
   const seconds = rest % 60;
   rest = (rest - seconds) / 60;
   const minutes = rest % 60;
   const hours = (rest - minutes) / 60;
   const { year, month, day } = civilDate(days);
-  return `${year}-${twoDigits(month)}-${twoDigits(day)}T${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(millis)}Z`;
+  // Joined, which makes one flat string: with the milliseconds appended, each result is
+  // then two parts rather than a chain of thirteen to copy when it is read.
+  return [year, '-', twoDigits(month), '-', twoDigits(day), 'T', twoDigits(hours), ':', twoDigits(minutes), ':', twoDigits(seconds), '.'].join('');
 }
 
 const DAY_MS = 86_400_000;

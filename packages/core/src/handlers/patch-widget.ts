@@ -9,6 +9,6 @@ import { updateWidget } from '../publishing/widgets.js';
 export const patchWidget: RouteHandler<TilecastContext> = (context, request, params) => {
   const body = once(() => readJsonBodySized(request));
   return context.credentials
-    .publishAs(request, (credential) => body().then(({ value, serializedBound }) => updateWidget(context, credential, params.slug!, value, serializedBound)))
+    .publishAs(request, (credential) => body().then((read) => updateWidget(context, credential, params.slug!, read.value, read)))
     .then((data): CoreResult => ({ kind: 'json', status: 200, body: data }));
 };

@@ -29,9 +29,7 @@ const valueOfRead = (read: { value: unknown }): unknown => read.value;
  * (`1e20`, 4 characters, becomes 21 digits), any other by up to 17/16 (sixteen nines round
  * up to 1 and sixteen zeros); strings and everything else only shrink or stay.
  */
-export async function readJsonBodySized(
-  request: CoreRequest,
-): Promise<{ value: unknown; byteLength: number | undefined; serializedBound: number | undefined }> {
+export async function readJsonBodySized(request: CoreRequest): Promise<SizedJsonBody> {
   if (!isJsonMediaType(request.headers['content-type'])) fail({ kind: 'unsupported_media_type' });
   if (!isIdentityEncoding(request.headers['content-encoding'])) fail({ kind: 'unsupported_media_type' });
   const { body } = request;
@@ -51,10 +49,35 @@ export async function readJsonBodySized(
   const { text, value } = parseJson(bytes);
   // Unpaired surrogates and NUL can only come from `\u` escapes: skip the walk when there are none.
   if (bytes.includes(0x5c)) checkStrings(value);
-  const serializedBound = EXPONENT.test(text)
-    ? (bytes.byteLength * MAX_NUMBER_GROWTH_NUMERATOR) / MAX_NUMBER_GROWTH_DENOMINATOR
-    : (bytes.byteLength * MAX_PLAIN_NUMBER_GROWTH_NUMERATOR) / MAX_PLAIN_NUMBER_GROWTH_DENOMINATOR;
-  return { value, byteLength: bytes.byteLength, serializedBound };
+  return new ReadJsonText(value, bytes.byteLength, text);
+}
+
+/** What `readJsonBodySized` answers. */
+export interface SizedJsonBody {
+  value: unknown;
+  /** The body's size in bytes, when known. */
+  byteLength: number | undefined;
+  /** The most bytes any part of `value` serialises to (compact JSON), when known. */
+  readonly serializedBound: number | undefined;
+}
+
+/**
+ * A body read from its text. Its `serializedBound` is worked out on first use only: it
+ * scans the whole text for exponents, and only a widget's size check ever asks for it.
+ */
+class ReadJsonText implements SizedJsonBody {
+  #bound: number | undefined;
+  constructor(
+    readonly value: unknown,
+    readonly byteLength: number,
+    private readonly text: string,
+  ) {}
+
+  get serializedBound(): number {
+    return (this.#bound ??= EXPONENT.test(this.text)
+      ? (this.byteLength * MAX_NUMBER_GROWTH_NUMERATOR) / MAX_NUMBER_GROWTH_DENOMINATOR
+      : (this.byteLength * MAX_PLAIN_NUMBER_GROWTH_NUMERATOR) / MAX_PLAIN_NUMBER_GROWTH_DENOMINATOR);
+  }
 }
 
 /** The most a JSON number grows when serialised again: `1e20` (4 characters) → 21 digits. */

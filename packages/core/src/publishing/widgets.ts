@@ -1,7 +1,7 @@
 import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
-import { validate, widgetContentSchemas } from '../schemas/index.js';
+import { validate, widgetContentSchemas, type WidgetTemplateName } from '../schemas/index.js';
 import { validateWidgetEnvelope } from '../schemas/usual-envelopes.js';
 import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
@@ -10,6 +10,13 @@ import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js
  * reference-deployment §2): what is stored and pushed, not the request text.
  */
 export const WIDGET_CONTENT_MAX_BYTES = 4096;
+
+/**
+ * The templates whose content holds no number at all, whose compact serialisation is
+ * therefore never larger than the body it was parsed from (a unit test checks this list
+ * against every template's schema).
+ */
+export const NUMBER_FREE_WIDGET_TEMPLATES: ReadonlySet<string> = new Set<WidgetTemplateName>(['status', 'countdown', 'list', 'switchboard']);
 
 export interface WidgetData {
   content: unknown;
@@ -30,17 +37,16 @@ export async function updateWidget(
   { account, tokenHash }: PublisherCredential,
   slug: string,
   body: unknown,
-  /** The most bytes any part of the body serialises to, when known (`readJsonBodySized`): below the limit, content surely fits. */
-  serializedBound?: number,
+  /** The body's size, when known (`readJsonBodySized`): below the limit, content may surely fit. */
+  size?: BodySize,
 ): Promise<WidgetData> {
   const envelope = validateWidgetEnvelope(body);
   if (!envelope.success) fail({ kind: 'validation', errors: envelope.errors });
   const { content } = envelope.output;
   const template = content.template ?? checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget');
 
-  const surelyFits = serializedBound !== undefined && serializedBound <= WIDGET_CONTENT_MAX_BYTES;
   const schema = widgetContentSchemas[template as keyof typeof widgetContentSchemas];
-  const validated = surelyFits || fitsContentLimit(content) ? validate(schema, withTemplate(content, template), ['body', 'content']) : null;
+  const validated = surelyFits(size, template) || fitsContentLimit(content) ? validate(schema, withTemplate(content, template), ['body', 'content']) : null;
   if (validated === null || !validated.success) {
     if (content.template !== undefined) checkedTemplate(await context.storage.getWidget(account.id, slug), 'widget', template);
     fail({ kind: 'invalid_widget_content' });
@@ -58,6 +64,27 @@ export async function updateWidget(
 
   context.devices.widgetChanged(result.widget);
   return { content: result.widget.content, stale_after: result.widget.staleAfter };
+}
+
+/** What `updateWidget` knows of the body's size: `serializedBound` may cost a scan, so it is read last. */
+export interface BodySize {
+  byteLength: number | undefined;
+  /** The most bytes any part of the body serialises to (`readJsonBodySized`). */
+  readonly serializedBound: number | undefined;
+}
+
+/**
+ * True when the content, if valid, is surely within the limit without serialising it.
+ * Serialising parsed JSON only ever grows numbers, so content that its template's schema
+ * accepts is never larger than the body when the template has no number in it (an
+ * invalid one is refused with the same answer whatever its size); otherwise the body's
+ * serialised bound must be within the limit.
+ */
+function surelyFits(size: BodySize | undefined, template: string): boolean {
+  if (size?.byteLength === undefined || size.byteLength > WIDGET_CONTENT_MAX_BYTES) return false;
+  if (NUMBER_FREE_WIDGET_TEMPLATES.has(template)) return true;
+  const bound = size.serializedBound;
+  return bound !== undefined && bound <= WIDGET_CONTENT_MAX_BYTES;
 }
 
 function fitsContentLimit(content: unknown): boolean {

@@ -1,5 +1,9 @@
+import type * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { readJsonBodySized } from '../../src/http/body.js';
+import { convertComponents } from '../../src/openapi/convert.js';
+import { NUMBER_FREE_WIDGET_TEMPLATES } from '../../src/publishing/widgets.js';
+import { widgetContentSchemas, widgetTemplateNames } from '../../src/schemas/index.js';
 import type { CoreRequest } from '../../src/http/types.js';
 
 /** JSON number literals written with an exponent. */
@@ -49,5 +53,47 @@ describe('the serialised-size bound of a request body', () => {
     for (const text of [...withExponent, '{"content":{"label":"v1e5"}}']) {
       expect((await readJsonBodySized(request(text))).serializedBound, text).toBe((Buffer.byteLength(text) * 21) / 4);
     }
+  });
+});
+
+describe('the templates whose content holds no number', () => {
+  // What a body may hold for a template and still pass its schema, as JSON Schema.
+  const { schemas, ref } = convertComponents(widgetTemplateNames.map((name) => ({ name, input: widgetContentSchemas[name] as v.GenericSchema })));
+
+  /** Why a value holding a number could pass `schema`, or null when none can: a number type, or a place open to any value. */
+  function numberAllowed(schema: unknown, seen = new Set<unknown>()): string | null {
+    if (schema === true || (typeof schema === 'object' && schema !== null && Object.keys(schema).length === 0)) return 'a place open to any value';
+    if (typeof schema !== 'object' || schema === null || seen.has(schema)) return null;
+    seen.add(schema);
+    const node = schema as Record<string, unknown>;
+    const types = [node.type].flat();
+    if (types.includes('number') || types.includes('integer')) return 'a number type';
+    if ([node.const, ...((node.enum as unknown[]) ?? [])].some((value) => typeof value === 'number')) return 'a number constant';
+    if (types.includes('object') && node.additionalProperties !== false) return 'an object open to other keys';
+    if (types.includes('array') && node.items === undefined) return 'an array of anything';
+    if (typeof node.$ref === 'string') return numberAllowed(schemas[node.$ref.split('/').pop()!], seen);
+    for (const value of Object.values(node)) {
+      const inner = Array.isArray(value)
+        ? value.map((item) => numberAllowed(item, seen)).find((why) => why !== null)
+        : typeof value === 'object'
+          ? numberAllowed(value, seen)
+          : null;
+      if (inner) return inner;
+    }
+    return null;
+  }
+
+  it('are exactly those whose schema accepts no number anywhere (and no key it does not declare)', () => {
+    const numberFree = widgetTemplateNames.filter((name) => numberAllowed(schemas[ref(name, 'input').$ref.split('/').pop()!]) === null);
+    expect(numberFree.length).toBeGreaterThan(0);
+    expect(new Set(numberFree)).toEqual(NUMBER_FREE_WIDGET_TEMPLATES);
+  });
+
+  it('sees a number, an open object and an open value where a schema has one', () => {
+    expect(numberAllowed({ type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false })).toBe('a number type');
+    expect(numberAllowed({ type: 'object', properties: { a: { type: 'string' } } })).toBe('an object open to other keys');
+    expect(numberAllowed({ type: 'object', properties: { a: {} }, additionalProperties: false })).toBe('a place open to any value');
+    expect(numberAllowed({ anyOf: [{ type: 'string' }, { const: 3 }] })).toBe('a number constant');
+    expect(numberAllowed({ type: 'object', properties: { a: { type: ['string', 'null'] } }, additionalProperties: false })).toBeNull();
   });
 });
