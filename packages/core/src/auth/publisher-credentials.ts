@@ -15,6 +15,12 @@ export interface PublisherCredential {
   confirmed: boolean;
 }
 
+/** What the cache keeps of a credential. */
+interface CachedCredential {
+  account: AccountRecord;
+  tokenHash: string;
+}
+
 /** How many publisher credentials an instance remembers. */
 const CACHE_ENTRIES = 10_000;
 
@@ -31,7 +37,13 @@ const CACHE_ENTRIES = 10_000;
  * request buffers do; the cache lives only in this process's memory).
  */
 export class PublisherCredentials {
-  readonly #cache = new LRUCache<string, { account: AccountRecord; tokenHash: string }>({ max: CACHE_ENTRIES });
+  readonly #cache = new LRUCache<string, CachedCredential>({ max: CACHE_ENTRIES });
+  /**
+   * The last header found in the cache, and its entry: a publisher sends its updates one
+   * after another with one token, and comparing a header with the last one is cheaper than
+   * hashing it for the cache. Any change to the cache forgets it.
+   */
+  #last: { header: string; entry: CachedCredential } | undefined;
 
   /**
    * `noteAccount`, when given, is told the account of each request it authenticates (the
@@ -52,6 +64,7 @@ export class PublisherCredentials {
     if (header === undefined || token === null) fail({ kind: 'unauthorized' });
     const tokenHash = hashToken(token);
     const account = await this.storage.findAccountByTokenHash(tokenHash);
+    this.#last = undefined;
     if (account === null || account.subscription !== 'active') {
       this.#cache.delete(header);
       fail(account === null ? { kind: 'unauthorized' } : { kind: 'subscription_required' });
@@ -64,10 +77,18 @@ export class PublisherCredentials {
   /** The cached credential for this request's header, if any (to be confirmed by a guarded write). */
   #recall(request: CoreRequest): PublisherCredential | undefined {
     const header = soleAuthorization(request.headers.authorization);
-    const hit = header === undefined ? undefined : this.#cache.get(header);
+    const hit = header === undefined ? undefined : this.#lookUp(header);
     if (hit === undefined) return undefined;
     if (this.noteAccount !== undefined) this.noteAccount(request, hit.account.id);
     return { account: hit.account, tokenHash: hit.tokenHash, confirmed: false };
+  }
+
+  #lookUp(header: string): CachedCredential | undefined {
+    const last = this.#last;
+    if (last !== undefined && last.header === header) return last.entry;
+    const entry = this.#cache.get(header);
+    if (entry !== undefined) this.#last = { header, entry };
+    return entry;
   }
 
   /**

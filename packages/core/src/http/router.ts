@@ -41,9 +41,20 @@ export function createRouter<C>(routes: Route<C>[]): Router<C> {
     const names = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : null));
     byFirst.set(segments[0]!, [...(byFirst.get(segments[0]!) ?? []), { ...route, segments, names }]);
   }
+  // An adapter asks `owns` and then `match` about the same path (the very same string):
+  // its segments are split once for both.
+  let lastPath: string | undefined;
+  let lastSegments: string[] = [];
+  const segmentsOf = (path: string): string[] => {
+    if (path !== lastPath) {
+      lastSegments = split(path);
+      lastPath = path;
+    }
+    return lastSegments;
+  };
   // No array is made per request beyond the path's segments: `allow` only on a 405.
   const match = (request: CoreRequest): RouteMatch<C> => {
-    const segments = split(request.path);
+    const segments = segmentsOf(request.path);
     let allow: string[] | undefined;
     for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) {
       const params = matchSegments(route, segments);
@@ -54,7 +65,7 @@ export function createRouter<C>(routes: Route<C>[]): Router<C> {
     return allow !== undefined ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
   };
   const owns = (path: string): boolean => {
-    const segments = split(path);
+    const segments = segmentsOf(path);
     for (const route of byFirst.get(segments[0]!) ?? NO_ROUTES) if (fits(route, segments)) return true;
     return false;
   };
