@@ -120,7 +120,8 @@ function parseJson(bytes: Uint8Array): { text: string; value: unknown } {
 function decodeUtf8(bytes: Uint8Array): string {
   // Node adapters hand over a Buffer already: no second view of the same bytes.
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const text = buffer.toString('utf8');
+  // No argument: UTF-8, by Buffer's shortest path (an encoding argument is looked up first).
+  const text = buffer.toString();
   return text.includes('\uFFFD') ? utf8.decode(bytes) : text;
 }
 
