@@ -41,15 +41,23 @@ export class ApnsConnection {
     return { active: this.active, waiting: this.waiting.length };
   }
 
-  /** POSTs `body` with `headers` (`:path` and the `apns-*` ones) and the provider token's `authorization`. */
-  async request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
-    await this.acquire();
-    try {
-      if (this.closed) return { kind: 'network', error: 'transport closed' };
-      return await this.send({ ':method': 'POST', ...headers, authorization }, body);
-    } finally {
-      this.release();
+  /**
+   * POSTs `body` with `headers` (`:method`, `:path` and the `apns-*` ones: this request's
+   * own object, completed in place with `authorization`, the provider token's).
+   */
+  request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
+    headers.authorization = authorization;
+    // A free stream is taken at once: no promise is made for a wait when there is none.
+    if (this.active < this.limit() && this.waiting.length === 0) {
+      this.take();
+      return this.sendOnTaken(headers, body);
     }
+    return new Promise((resolve) =>
+      this.waiting.push(() => {
+        this.take();
+        resolve(this.sendOnTaken(headers, body));
+      }),
+    );
   }
 
   close(): void {
@@ -64,25 +72,24 @@ export class ApnsConnection {
     return Math.max(1, Math.min(this.options.maxConcurrentStreams, remote ?? Infinity));
   }
 
-  private acquire(): Promise<void> {
-    if (this.active < this.limit() && this.waiting.length === 0) {
-      this.active += 1;
-      this.keepAlive();
-      return Promise.resolve();
-    }
-    return new Promise((resolve) =>
-      this.waiting.push(() => {
-        this.active += 1;
-        this.keepAlive();
-        resolve();
-      }),
-    );
+  private take(): void {
+    this.active += 1;
+    if (this.active === 1) this.keepAlive();
   }
 
   private release(): void {
     this.active -= 1;
     while (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.waiting.shift()!();
-    this.keepAlive();
+    if (this.active === 0) this.keepAlive();
+  }
+
+  /** Sends on a stream already taken; the stream is given back once the answer is known. */
+  private sendOnTaken(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+    if (this.closed) {
+      this.release();
+      return Promise.resolve({ kind: 'network', error: 'transport closed' });
+    }
+    return this.send(headers, body);
   }
 
   /** A connection holds the process only while it has work. */
@@ -123,6 +130,7 @@ export class ApnsConnection {
         if (settled) return;
         settled = true;
         if (timer !== undefined) clock.clearTimeout(timer);
+        this.release();
         resolve(answer);
       };
       let session: ClientHttp2Session;
