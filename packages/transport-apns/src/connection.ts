@@ -20,6 +20,9 @@ export interface ConnectionOptions {
   onReconnect: () => void;
 }
 
+/** Requests waiting for a stream started per turn of the event loop at most (see `release`). */
+const STARTS_PER_TURN = 16;
+
 /**
  * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
  * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
@@ -33,6 +36,7 @@ export class ApnsConnection {
   private readonly waiting: Array<() => void> = [];
   private lastAnswerAt = 0;
   private closed = false;
+  private pumpScheduled = false;
 
   constructor(private readonly options: ConnectionOptions) {}
 
@@ -77,10 +81,29 @@ export class ApnsConnection {
     if (this.active === 1) this.keepAlive();
   }
 
+  /**
+   * A stream is given back as its answer is known, which may be for up to
+   * `maxConcurrentStreams` answers in one read from the socket. Waiting requests take
+   * the freed streams in the next turn of the event loop, STARTS_PER_TURN at a time:
+   * starting a request is the costliest step of a push, and starting all of them inside
+   * the read would hold the process for milliseconds.
+   */
   private release(): void {
     this.active -= 1;
-    while (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.waiting.shift()!();
+    if (this.waiting.length > 0) this.schedulePump();
     if (this.active === 0) this.keepAlive();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.length > 0 && (this.active < this.limit() || this.closed); budget--) {
+        this.waiting.shift()!();
+      }
+      if (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.schedulePump();
+    });
   }
 
   /** Sends on a stream already taken; the stream is given back once the answer is known. */
@@ -115,7 +138,7 @@ export class ApnsConnection {
     // Flow control: the remote settings may lower the stream limit; waiting requests
     // are released by `release`, which re-reads it.
     session.on('remoteSettings', () => {
-      while (this.waiting.length > 0 && this.active < this.limit()) this.waiting.shift()!();
+      if (this.waiting.length > 0 && this.active < this.limit()) this.schedulePump();
     });
     this.session = session;
     return session;

@@ -14,7 +14,7 @@ export const WIDGET_PUSH_WINDOW_MS = 2_000;
  * devices would otherwise start every push in one uninterrupted run, and the publisher's
  * requests arriving meanwhile would wait for all of it.
  */
-export const FANOUT_SLICE = 256;
+export const FANOUT_SLICE = 64;
 
 /** Runs `then` in the next turn of the event loop, after pending I/O (not a delay, so not the injected clock). */
 const nextTurn = (then: () => void): void => void (typeof setImmediate === 'function' ? setImmediate(then) : setTimeout(then, 0));
