@@ -1,5 +1,6 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '@tilecast/core';
+import { Deadlines, type Deadline } from './deadlines.js';
 
 /** What one request to APNs came to. */
 export type ApnsAnswer =
@@ -37,8 +38,11 @@ export class ApnsConnection {
   private lastAnswerAt = 0;
   private closed = false;
   private pumpScheduled = false;
+  private readonly deadlines: Deadlines;
 
-  constructor(private readonly options: ConnectionOptions) {}
+  constructor(private readonly options: ConnectionOptions) {
+    this.deadlines = new Deadlines(options.clock, options.requestTimeoutMs);
+  }
 
   /** Streams open now and requests waiting for one (for tests and diagnostics). */
   load(): { active: number; waiting: number } {
@@ -145,14 +149,14 @@ export class ApnsConnection {
   }
 
   private send(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
-    const { clock, requestTimeoutMs } = this.options;
+    const { clock } = this.options;
     return new Promise((resolve) => {
       let settled = false;
-      let timer: unknown;
+      let deadline: Deadline | undefined;
       const settle = (answer: ApnsAnswer) => {
         if (settled) return;
         settled = true;
-        if (timer !== undefined) clock.clearTimeout(timer);
+        if (deadline !== undefined) this.deadlines.remove(deadline);
         this.release();
         resolve(answer);
       };
@@ -167,8 +171,8 @@ export class ApnsConnection {
         return;
       }
       const startedAt = clock.now();
-      timer = clock.setTimeout(() => {
-        timer = undefined;
+      deadline = this.deadlines.add(() => {
+        deadline = undefined;
         settle({ kind: 'timeout' });
         stream.close(constants.NGHTTP2_CANCEL);
         // Nothing answered on this connection for a whole timeout: it is dead, not slow.
@@ -176,7 +180,7 @@ export class ApnsConnection {
           this.session = null;
           session.destroy();
         }
-      }, requestTimeoutMs);
+      });
       let status = 0;
       let retryAfter: string | null = null;
       // The answer body: none for `200`, a small JSON object otherwise.

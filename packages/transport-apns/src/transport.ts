@@ -267,17 +267,19 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const path = (token: string) => `/3/device/${token}`;
 
   /**
-   * The payload of an activity push: the same for every device of a fan-out (one push
-   * object, one `updated_at`), so it is made once per push object.
+   * An activity push's time and payload: the same for every device of a fan-out (one
+   * push object, one `updated_at`), so they are made once per push object. A push without
+   * a valid `updated_at` takes the clock's time, each device its own.
    */
-  const activityBodies = new WeakMap<ActivityPush, string>();
-  const activityBody = (push: ActivityPush, timestamp: number, shared: boolean): string => {
-    let body = shared ? activityBodies.get(push) : undefined;
-    if (body === undefined) {
-      body = JSON.stringify({ aps: activityAps(push, timestamp) });
-      if (shared) activityBodies.set(push, body);
-    }
-    return body;
+  const preparedActivities = new WeakMap<ActivityPush, { at: number; body: string }>();
+  const prepareActivity = (push: ActivityPush): { at: number; body: string } => {
+    let prepared = preparedActivities.get(push);
+    if (prepared !== undefined) return prepared;
+    const parsed = Date.parse(push.updated_at);
+    const at = Number.isFinite(parsed) ? parsed : clock.now();
+    prepared = { at, body: JSON.stringify({ aps: activityAps(push, Math.floor(at / 1000)) }) };
+    if (Number.isFinite(parsed)) preparedActivities.set(push, prepared);
+    return prepared;
   };
   const activityAps = (push: ActivityPush, timestamp: number): Record<string, unknown> => {
     const contentState = { state: push.state, content: push.content };
@@ -306,15 +308,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     // `timestamp` never goes back for one activity on one device: a push older than
     // one already handed over is stale (APNs would drop it), so it is not sent.
     const activityKey = `${deviceId}\n${push.owner}/${push.slug}`;
-    const parsed = Date.parse(push.updated_at);
-    const at = Number.isFinite(parsed) ? parsed : clock.now();
+    const { at, body } = prepareActivity(push);
     const previous = lastUpdate.get(activityKey);
     if (previous !== undefined && at < previous) {
       counters.superseded += 1;
       return;
     }
     lastUpdate.set(activityKey, at);
-    const timestamp = Math.floor(at / 1000);
     await submit({
       deviceId,
       token,
@@ -327,8 +327,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         'apns-topic': topics.liveactivity,
         'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
       },
-      // A time taken from the clock (no valid `updated_at`) is this device's own.
-      body: activityBody(push, timestamp, Number.isFinite(parsed)),
+      body,
       about: () => ({ deviceId, owner: push.owner, slug: push.slug, phase: push.phase }),
       afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
       leave,

@@ -77,9 +77,11 @@ export function combineTransports(transports: DeviceTransport[]): DeviceTranspor
     let combined: Promise<void> | undefined;
     for (const transport of transports) {
       const sent = attempt(send, transport);
+      // The device stream's answer: already delivered, nothing to wait for or chain.
+      if (sent === DONE) continue;
       combined = combined === undefined ? sent : afterBoth(combined, sent);
     }
-    return combined!;
+    return combined ?? DONE;
   };
   return {
     pushWidget: (deviceId, push) => all((t) => t.pushWidget(deviceId, push)),
