@@ -5,38 +5,46 @@
  * push in one go, and every answer from APNs frees a slot: started at once, the work would
  * run in long uninterrupted stretches, and the publisher's requests arriving meanwhile
  * would wait for them. Paced, the process's other I/O runs between every few pushes.
+ *
+ * A waiting push is one small entry (its arguments and its promise's settle functions, no
+ * closure), in a queue that takes entries from its head without moving the others: a
+ * fan-out keeps thousands of them waiting, and what stays live meanwhile is what young-
+ * generation collections copy.
  */
-export class Admission {
+export class Admission<A, B> {
   private active = 0;
   private budget: number;
   private scheduled = false;
-  private readonly waiting: Array<{ work: Work; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private readonly waiting = new Fifo<Waiting<A, B>>();
 
+  /** `work(a, b, leave)` is what each admitted push runs (see `run`). */
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
+    private readonly work: Work<A, B>,
   ) {
     this.budget = perTurn;
   }
 
   /**
-   * Runs `work` once a slot is free, and settles as it does. `work` gets `leave`, which
-   * gives the slot up early (a push waiting to retry); it is given up at the latest when
-   * `work` settles. Calling `leave` more than once does nothing.
+   * Runs `work(a, b, leave)` once a slot is free, and settles as it does. `leave` gives
+   * the slot up early (a push waiting to retry); it is given up at the latest when the
+   * work settles. Calling `leave` more than once does nothing.
    */
-  run(work: Work): Promise<void> {
-    if (this.waiting.length === 0 && this.active < this.limit && this.budget > 0) return this.start(work);
-    const queued = new Promise<void>((resolve, reject) => this.waiting.push({ work, resolve, reject }));
-    this.nextTurn();
-    return queued;
+  run(a: A, b: B): Promise<void> {
+    if (this.waiting.size === 0 && this.active < this.limit && this.budget > 0) return this.start(a, b);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ a, b, resolve, reject });
+      this.nextTurn();
+    });
   }
 
   /** Pushes holding a slot and pushes waiting for one. */
   load(): { working: number; queued: number } {
-    return { working: this.active, queued: this.waiting.length };
+    return { working: this.active, queued: this.waiting.size };
   }
 
-  private async start(work: Work): Promise<void> {
+  private start(a: A, b: B): Promise<void> {
     this.active += 1;
     this.budget -= 1;
     this.nextTurn();
@@ -45,13 +53,22 @@ export class Admission {
       if (left) return;
       left = true;
       this.active -= 1;
-      if (this.waiting.length > 0) this.nextTurn();
+      if (this.waiting.size > 0) this.nextTurn();
     };
+    let working: Promise<void>;
     try {
-      await work(leave);
-    } finally {
+      working = this.work(a, b, leave);
+    } catch (error) {
       leave();
+      return Promise.reject(error);
     }
+    return working.then(
+      () => leave(),
+      (error: unknown) => {
+        leave();
+        throw error;
+      },
+    );
   }
 
   /** A new budget, and waiting pushes started, in the next turn of the event loop. */
@@ -61,12 +78,49 @@ export class Admission {
     setImmediate(() => {
       this.scheduled = false;
       this.budget = this.perTurn;
-      while (this.waiting.length > 0 && this.active < this.limit && this.budget > 0) {
+      while (this.waiting.size > 0 && this.active < this.limit && this.budget > 0) {
         const next = this.waiting.shift()!;
-        this.start(next.work).then(next.resolve, next.reject);
+        this.start(next.a, next.b).then(next.resolve, next.reject);
       }
     });
   }
 }
 
-type Work = (leave: () => void) => Promise<void>;
+type Work<A, B> = (a: A, b: B, leave: () => void) => Promise<void>;
+
+interface Waiting<A, B> {
+  a: A;
+  b: B;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * First in, first out, in chunks: `shift` never moves the entries behind the head
+ * (`Array.prototype.shift` on a long array copies it, tens of microseconds per call).
+ */
+export class Fifo<T> {
+  private head: T[] = [];
+  private headIndex = 0;
+  private tail: T[] = [];
+  size = 0;
+
+  push(item: T): void {
+    this.tail.push(item);
+    this.size += 1;
+  }
+
+  shift(): T | undefined {
+    if (this.headIndex === this.head.length) {
+      if (this.tail.length === 0) return undefined;
+      this.head = this.tail;
+      this.headIndex = 0;
+      this.tail = [];
+    }
+    const item = this.head[this.headIndex]!;
+    this.head[this.headIndex] = undefined as T; // not kept alive by the queue once taken
+    this.headIndex += 1;
+    this.size -= 1;
+    return item;
+  }
+}

@@ -1,5 +1,6 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '@tilecast/core';
+import { Deadlines, type Deadline } from './deadlines.js';
 
 /** What one request to APNs came to. */
 export type ApnsAnswer =
@@ -20,6 +21,9 @@ export interface ConnectionOptions {
   onReconnect: () => void;
 }
 
+/** Requests waiting for a stream started per turn of the event loop at most (see `release`). */
+const STARTS_PER_TURN = 16;
+
 /**
  * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
  * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
@@ -33,23 +37,35 @@ export class ApnsConnection {
   private readonly waiting: Array<() => void> = [];
   private lastAnswerAt = 0;
   private closed = false;
+  private pumpScheduled = false;
+  private readonly deadlines: Deadlines;
 
-  constructor(private readonly options: ConnectionOptions) {}
+  constructor(private readonly options: ConnectionOptions) {
+    this.deadlines = new Deadlines(options.clock, options.requestTimeoutMs);
+  }
 
   /** Streams open now and requests waiting for one (for tests and diagnostics). */
   load(): { active: number; waiting: number } {
     return { active: this.active, waiting: this.waiting.length };
   }
 
-  /** POSTs `body` with `headers` (`:path` and the `apns-*` ones) and the provider token's `authorization`. */
-  async request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
-    await this.acquire();
-    try {
-      if (this.closed) return { kind: 'network', error: 'transport closed' };
-      return await this.send({ ':method': 'POST', ...headers, authorization }, body);
-    } finally {
-      this.release();
+  /**
+   * POSTs `body` with `headers` (`:method`, `:path` and the `apns-*` ones: this request's
+   * own object, completed in place with `authorization`, the provider token's).
+   */
+  request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
+    headers.authorization = authorization;
+    // A free stream is taken at once: no promise is made for a wait when there is none.
+    if (this.active < this.limit() && this.waiting.length === 0) {
+      this.take();
+      return this.sendOnTaken(headers, body);
     }
+    return new Promise((resolve) =>
+      this.waiting.push(() => {
+        this.take();
+        resolve(this.sendOnTaken(headers, body));
+      }),
+    );
   }
 
   close(): void {
@@ -64,25 +80,43 @@ export class ApnsConnection {
     return Math.max(1, Math.min(this.options.maxConcurrentStreams, remote ?? Infinity));
   }
 
-  private acquire(): Promise<void> {
-    if (this.active < this.limit() && this.waiting.length === 0) {
-      this.active += 1;
-      this.keepAlive();
-      return Promise.resolve();
-    }
-    return new Promise((resolve) =>
-      this.waiting.push(() => {
-        this.active += 1;
-        this.keepAlive();
-        resolve();
-      }),
-    );
+  private take(): void {
+    this.active += 1;
+    if (this.active === 1) this.keepAlive();
   }
 
+  /**
+   * A stream is given back as its answer is known, which may be for up to
+   * `maxConcurrentStreams` answers in one read from the socket. Waiting requests take
+   * the freed streams in the next turn of the event loop, STARTS_PER_TURN at a time:
+   * starting a request is the costliest step of a push, and starting all of them inside
+   * the read would hold the process for milliseconds.
+   */
   private release(): void {
     this.active -= 1;
-    while (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.waiting.shift()!();
-    this.keepAlive();
+    if (this.waiting.length > 0) this.schedulePump();
+    if (this.active === 0) this.keepAlive();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.length > 0 && (this.active < this.limit() || this.closed); budget--) {
+        this.waiting.shift()!();
+      }
+      if (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.schedulePump();
+    });
+  }
+
+  /** Sends on a stream already taken; the stream is given back once the answer is known. */
+  private sendOnTaken(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+    if (this.closed) {
+      this.release();
+      return Promise.resolve({ kind: 'network', error: 'transport closed' });
+    }
+    return this.send(headers, body);
   }
 
   /** A connection holds the process only while it has work. */
@@ -108,21 +142,22 @@ export class ApnsConnection {
     // Flow control: the remote settings may lower the stream limit; waiting requests
     // are released by `release`, which re-reads it.
     session.on('remoteSettings', () => {
-      while (this.waiting.length > 0 && this.active < this.limit()) this.waiting.shift()!();
+      if (this.waiting.length > 0 && this.active < this.limit()) this.schedulePump();
     });
     this.session = session;
     return session;
   }
 
   private send(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
-    const { clock, requestTimeoutMs } = this.options;
+    const { clock } = this.options;
     return new Promise((resolve) => {
       let settled = false;
-      let timer: unknown;
+      let deadline: Deadline | undefined;
       const settle = (answer: ApnsAnswer) => {
         if (settled) return;
         settled = true;
-        if (timer !== undefined) clock.clearTimeout(timer);
+        if (deadline !== undefined) this.deadlines.remove(deadline);
+        this.release();
         resolve(answer);
       };
       let session: ClientHttp2Session;
@@ -136,8 +171,8 @@ export class ApnsConnection {
         return;
       }
       const startedAt = clock.now();
-      timer = clock.setTimeout(() => {
-        timer = undefined;
+      deadline = this.deadlines.add(() => {
+        deadline = undefined;
         settle({ kind: 'timeout' });
         stream.close(constants.NGHTTP2_CANCEL);
         // Nothing answered on this connection for a whole timeout: it is dead, not slow.
@@ -145,7 +180,7 @@ export class ApnsConnection {
           this.session = null;
           session.destroy();
         }
-      }, requestTimeoutMs);
+      });
       let status = 0;
       let retryAfter: string | null = null;
       // The answer body: none for `200`, a small JSON object otherwise.

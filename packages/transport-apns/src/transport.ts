@@ -89,8 +89,8 @@ interface Job {
   headers: OutgoingHttpHeaders;
   body: string;
   expiresAtMs: number;
-  /** What the logs say about the push (never a token). */
-  about: Record<string, unknown>;
+  /** What the logs say about the push (never a token); made only when something is logged. */
+  about: () => Record<string, unknown>;
   afterSent?: () => Promise<void>;
   /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
   leave: () => void;
@@ -163,7 +163,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   const drop = (job: Job, why: string, fields: Record<string, unknown> = {}): void => {
     counters.dropped += 1;
-    logger.warn(`apns: push dropped (${why})`, { ...job.about, ...fields });
+    logger.warn(`apns: push dropped (${why})`, { ...job.about(), ...fields });
+  };
+
+  /** The `authorization` header of the token in use, made once per token rather than per push. */
+  let authorization = { bearer: '', header: '' };
+  const authorizationOf = (bearer: string): string => {
+    if (authorization.bearer !== bearer) authorization = { bearer, header: `bearer ${bearer}` };
+    return authorization.header;
   };
 
   const backoffMs = (retry: number, retryAfter: string | null): number => {
@@ -187,7 +194,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
         const bearer = provider.current();
         counters.providerTokens = provider.issued;
-        const answer: ApnsAnswer = await connectionFor(job.environment).request(job.headers, `bearer ${bearer}`, job.body);
+        const answer: ApnsAnswer = await connectionFor(job.environment).request(job.headers, authorizationOf(bearer), job.body);
         if (answer.kind === 'answer' && answer.status === 200) {
           counters.sent += 1;
           await job.afterSent?.();
@@ -196,14 +203,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) {
           await registry.removeToken(job.deviceId, job.token);
           counters.tokensRemoved += 1;
-          logger.info('apns: device token removed', { ...job.about, status: answer.status, reason: answer.reason });
+          logger.info('apns: device token removed', { ...job.about(), status: answer.status, reason: answer.reason });
           return;
         }
         if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
           // Renewed once per push; `refused` renews at most once per token and never
           // inside Apple's 20 minutes, whatever the number of 403s in flight.
           if (renewed || !provider.refused(bearer)) {
-            logger.error('apns: provider token refused as expired', { ...job.about, renewed });
+            logger.error('apns: provider token refused as expired', { ...job.about(), renewed });
             return drop(job, 'provider token refused');
           }
           renewed = true;
@@ -216,7 +223,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         const fields =
           answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
         if (!retryable) {
-          if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...job.about, ...fields });
+          if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...job.about(), ...fields });
           return drop(job, 'refused', fields);
         }
         if (retries >= MAX_RETRIES) return drop(job, 'retries used up', fields);
@@ -252,13 +259,45 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   // Enough pushes at work to keep every stream busy while the next ones are looked up,
   // started a few per turn of the event loop (see Admission).
-  const admission = new Admission(2 * maxConcurrentStreams, PUSHES_PER_TURN);
+  const admission = new Admission<string, ActivityPush | WidgetPush>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
+    'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
+  );
 
-  const topic = (pushType: 'liveactivity' | 'widgets') => `${bundleId}.push-type.${pushType}`;
+  const topics = { liveactivity: `${bundleId}.push-type.liveactivity`, widgets: `${bundleId}.push-type.widgets` } as const;
   const path = (token: string) => `/3/device/${token}`;
 
+  /**
+   * An activity push's time and payload: the same for every device of a fan-out (one
+   * push object, one `updated_at`), so they are made once per push object. A push without
+   * a valid `updated_at` takes the clock's time, each device its own.
+   */
+  const preparedActivities = new WeakMap<ActivityPush, { at: number; body: string }>();
+  const prepareActivity = (push: ActivityPush): { at: number; body: string } => {
+    let prepared = preparedActivities.get(push);
+    if (prepared !== undefined) return prepared;
+    const parsed = Date.parse(push.updated_at);
+    const at = Number.isFinite(parsed) ? parsed : clock.now();
+    prepared = { at, body: JSON.stringify({ aps: activityAps(push, Math.floor(at / 1000)) }) };
+    if (Number.isFinite(parsed)) preparedActivities.set(push, prepared);
+    return prepared;
+  };
+  const activityAps = (push: ActivityPush, timestamp: number): Record<string, unknown> => {
+    const contentState = { state: push.state, content: push.content };
+    if (push.phase === 'start')
+      return {
+        timestamp,
+        event: 'start',
+        'content-state': contentState,
+        'attributes-type': attributesType,
+        attributes: { owner: push.owner, slug: push.slug, template: push.template },
+        alert: { title: push.slug, body: '' },
+        'input-push-token': 1,
+      };
+    if (push.phase === 'update') return { timestamp, event: 'update', 'content-state': contentState };
+    return { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
+  };
+
   const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<void> => {
-    const about = { deviceId, owner: push.owner, slug: push.slug, phase: push.phase };
     const registrations = await registry.registrationsOf(deviceId);
     const token =
       registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
@@ -269,43 +308,27 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     // `timestamp` never goes back for one activity on one device: a push older than
     // one already handed over is stale (APNs would drop it), so it is not sent.
     const activityKey = `${deviceId}\n${push.owner}/${push.slug}`;
-    const parsed = Date.parse(push.updated_at);
-    const at = Number.isFinite(parsed) ? parsed : clock.now();
+    const { at, body } = prepareActivity(push);
     const previous = lastUpdate.get(activityKey);
     if (previous !== undefined && at < previous) {
       counters.superseded += 1;
       return;
     }
     lastUpdate.set(activityKey, at);
-    const timestamp = Math.floor(at / 1000);
-    const contentState = { state: push.state, content: push.content };
-    const aps =
-      push.phase === 'start'
-        ? {
-            timestamp,
-            event: 'start',
-            'content-state': contentState,
-            'attributes-type': attributesType,
-            attributes: { owner: push.owner, slug: push.slug, template: push.template },
-            alert: { title: push.slug, body: '' },
-            'input-push-token': 1,
-          }
-        : push.phase === 'update'
-          ? { timestamp, event: 'update', 'content-state': contentState }
-          : { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
     await submit({
       deviceId,
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
       environment: registrations.environment,
       headers: {
+        ':method': 'POST',
         ':path': path(token),
         'apns-push-type': 'liveactivity',
-        'apns-topic': topic('liveactivity'),
+        'apns-topic': topics.liveactivity,
         'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
       },
-      body: JSON.stringify({ aps }),
-      about,
+      body,
+      about: () => ({ deviceId, owner: push.owner, slug: push.slug, phase: push.phase }),
       afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
       leave,
     });
@@ -323,17 +346,17 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
       environment: registrations.environment,
-      headers: { ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topic('widgets') },
+      headers: { ':method': 'POST', ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topics.widgets },
       body: WIDGETS_BODY,
-      about: { deviceId, owner: push.owner, slug: push.slug, push: 'widgets' },
+      about: () => ({ deviceId, owner: push.owner, slug: push.slug, push: 'widgets' }),
       leave,
     });
   };
 
   return {
     name: 'apns',
-    pushActivity: (deviceId, push: ActivityPush) => admission.run((leave) => pushActivity(deviceId, push, leave)),
-    pushWidget: (deviceId, push: WidgetPush) => admission.run((leave) => pushWidget(deviceId, push, leave)),
+    pushActivity: (deviceId, push: ActivityPush) => admission.run(deviceId, push),
+    pushWidget: (deviceId, push: WidgetPush) => admission.run(deviceId, push),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => Object.fromEntries([...connections].map(([origin, c]) => [origin, c.load()])),

@@ -14,10 +14,10 @@ export const WIDGET_PUSH_WINDOW_MS = 2_000;
  * devices would otherwise start every push in one uninterrupted run, and the publisher's
  * requests arriving meanwhile would wait for all of it.
  */
-export const FANOUT_SLICE = 256;
+export const FANOUT_SLICE = 64;
 
-/** Lets the event loop run pending I/O (the next turn; not a delay, so not the injected clock). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+/** Runs `then` in the next turn of the event loop, after pending I/O (not a delay, so not the injected clock). */
+const nextTurn = (then: () => void): void => void (typeof setImmediate === 'function' ? setImmediate(then) : setTimeout(then, 0));
 
 export interface DeviceFanout {
   /** Pushes an activity's new state to every device of its account (no-op for `none`). */
@@ -57,17 +57,41 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
     void settled.finally(() => inFlight.delete(settled));
   };
 
-  /** Hands every device to the transport, FANOUT_SLICE per turn of the event loop, and waits for all. */
-  const sendEach = async (deviceIds: string[], send: (deviceId: string) => Promise<void>): Promise<void> => {
-    const pending: Promise<void>[] = [];
-    for (let start = 0; start < deviceIds.length; start += FANOUT_SLICE) {
-      if (start > 0) await nextTurn();
-      for (const id of deviceIds.slice(start, start + FANOUT_SLICE)) {
-        pending.push(send(id).catch(() => logger.warn('push to a device failed', { deviceId: id })));
-      }
-    }
-    await Promise.all(pending);
-  };
+  /**
+   * Hands every device to the transport, FANOUT_SLICE per turn of the event loop, and
+   * resolves once every push settled. A fan-out to ten thousand devices keeps all its
+   * pushes pending at once: each costs one promise reaction here and nothing else (no
+   * array of promises, no wrapper promise per push), so that what stays live while they
+   * wait is small and young-generation collections stay short.
+   */
+  const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<void>): Promise<void> =>
+    new Promise((resolve) => {
+      let open = deviceIds.length;
+      const settled = () => {
+        if (--open === 0) resolve();
+      };
+      const failed = (deviceId: string) => () => {
+        logger.warn('push to a device failed', { deviceId });
+        settled();
+      };
+      const slice = (start: number) => {
+        const end = Math.min(deviceIds.length, start + FANOUT_SLICE);
+        for (let i = start; i < end; i++) {
+          const deviceId = deviceIds[i]!;
+          let sent: Promise<void>;
+          try {
+            sent = send(deviceId);
+          } catch {
+            failed(deviceId)();
+            continue;
+          }
+          sent.then(settled, failed(deviceId));
+        }
+        if (end < deviceIds.length) nextTurn(() => slice(end));
+      };
+      if (open === 0) resolve();
+      else slice(0);
+    });
 
   const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
     const devices = await storage.listAccountDevices(activity.accountId);

@@ -32,12 +32,15 @@ export function createSseDeviceTransport(observer?: SafeObserver): SseDeviceTran
     if (text === undefined) frames.set(push, (text = sseEvent({ event, data: data() })));
     for (const connection of open) connection.deliver(text);
   };
+  // Delivery is synchronous: every push answers the same settled promise (none made per push).
   return {
-    async pushWidget(deviceId, push: WidgetPush) {
+    pushWidget(deviceId, push: WidgetPush) {
       deliver(deviceId, 'widget', push);
+      return DONE;
     },
-    async pushActivity(deviceId, push: ActivityPush) {
+    pushActivity(deviceId, push: ActivityPush) {
       deliver(deviceId, 'activity', push, () => streamActivity(push));
+      return DONE;
     },
     attach(deviceId, connection) {
       let set = connections.get(deviceId);
@@ -61,16 +64,50 @@ function streamActivity(push: ActivityPush): object {
   return { owner, slug, phase, state, content, dismissal_delay_s };
 }
 
-/** Sends every push to each transport; one failing never stops the other. */
+const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * Sends every push to each transport; one failing (rejecting or throwing) never stops the
+ * other. The push fails with the first failure, in the order of `transports`, once every
+ * transport settled. Called once per device of a fan-out: no array or async frame per push.
+ */
 export function combineTransports(transports: DeviceTransport[]): DeviceTransport {
   if (transports.length === 1) return transports[0]!;
-  const all = async (send: (t: DeviceTransport) => Promise<void>) => {
-    const results = await Promise.allSettled(transports.map(send));
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failure) throw failure.reason;
+  const all = (send: (t: DeviceTransport) => Promise<void>): Promise<void> => {
+    let combined: Promise<void> | undefined;
+    for (const transport of transports) {
+      const sent = attempt(send, transport);
+      // The device stream's answer: already delivered, nothing to wait for or chain.
+      if (sent === DONE) continue;
+      combined = combined === undefined ? sent : afterBoth(combined, sent);
+    }
+    return combined ?? DONE;
   };
   return {
     pushWidget: (deviceId, push) => all((t) => t.pushWidget(deviceId, push)),
     pushActivity: (deviceId, push) => all((t) => t.pushActivity(deviceId, push)),
   };
 }
+
+function attempt(send: (t: DeviceTransport) => Promise<void>, transport: DeviceTransport): Promise<void> {
+  try {
+    return send(transport);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Settles once both did: rejected with `first`'s reason if it failed, else as `second`.
+ * Both get their handlers at once, so that neither is ever an unhandled rejection.
+ */
+function afterBoth(first: Promise<void>, second: Promise<void>): Promise<void> {
+  const secondOutcome = second.then(noFailure, (error: unknown) => ({ error }));
+  return first.then(
+    () => secondOutcome.then(rethrow),
+    (error: unknown) => secondOutcome.then(() => Promise.reject(error)),
+  );
+}
+
+const noFailure = (): undefined => undefined;
+const rethrow = (outcome: { error: unknown } | undefined): Promise<void> | undefined => (outcome === undefined ? undefined : Promise.reject(outcome.error));

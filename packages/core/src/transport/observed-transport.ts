@@ -7,17 +7,20 @@ export const DEFAULT_TRANSPORT_NAME = 'host';
 /** The host's transport, with each push's outcome told to `observer` under the transport's name. */
 export function observedTransport(transport: DeviceTransport, observer: SafeObserver): DeviceTransport {
   const name = transport.name ?? DEFAULT_TRANSPORT_NAME;
-  const observe = (kind: 'activity' | 'widget', sent: Promise<void>): Promise<void> =>
-    sent.then(
+  // One pair of handlers per kind, made once: a fan-out calls this for every device.
+  const handlers = (kind: 'activity' | 'widget') =>
+    [
       () => observer.pushSettled({ transport: name, kind, outcome: 'delivered' }),
       (error: unknown) => {
         observer.pushSettled({ transport: name, kind, outcome: 'failed' });
         throw error;
       },
-    );
+    ] as const;
+  const [activityDelivered, activityFailed] = handlers('activity');
+  const [widgetDelivered, widgetFailed] = handlers('widget');
   return {
     name,
-    pushActivity: (deviceId, push) => observe('activity', transport.pushActivity(deviceId, push)),
-    pushWidget: (deviceId, push) => observe('widget', transport.pushWidget(deviceId, push)),
+    pushActivity: (deviceId, push) => transport.pushActivity(deviceId, push).then(activityDelivered, activityFailed),
+    pushWidget: (deviceId, push) => transport.pushWidget(deviceId, push).then(widgetDelivered, widgetFailed),
   };
 }
