@@ -226,4 +226,36 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBeNull();
     }
   });
+
+  it("a removal in flight while the token is rotated is refused (401) and leaves the new app's tokens", async () => {
+    // The old app's DELETE authenticates; then the phone's token is rotated and the new app
+    // registers, through another instance, before the removal is made.
+    const store = createMemoryStorage();
+    let change: (() => Promise<unknown>) | null = null;
+    const racing: Storage = {
+      ...store,
+      async findDeviceByTokenHash(tokenHash) {
+        const found = await store.findDeviceByTokenHash(tokenHash);
+        const pending = change;
+        change = null;
+        await pending?.();
+        return found;
+      },
+    };
+    await api.close();
+    api = await startApi(adapter, { clock, storage: racing });
+    f = await seedFixture(api.tilecast);
+    const phone = (await store.getDevice('acme-phone'))!;
+    const rotated = { ...phone, tokenHash: randomBytes(32).toString('hex') };
+    change = async () => {
+      await store.upsertDevice(rotated);
+      await store.setApnsRegistration(phone.id, { environment: 'production', widgets: HEX2 });
+      await store.setActivityPushToken(phone.id, 'acme', 'build', HEX2);
+    };
+    const reply = await device('DELETE', '/push');
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
+    expect(await store.getApnsRegistration(phone.id)).toEqual({ environment: 'production', pushToStart: null, widgets: HEX2 });
+    expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBe(HEX2);
+  });
 });

@@ -41,8 +41,10 @@ export function apnsMethods(state: MemoryState): ApnsStore {
       return found === undefined ? null : { ...found };
     },
 
-    async removeApnsRegistration(deviceId) {
+    async removeApnsRegistration(deviceId, condition) {
+      if (condition?.ifDevice !== undefined && !isStill(state.devices.get(deviceId), condition.ifDevice)) return false;
       forgetApnsOf(state, deviceId);
+      return true;
     },
 
     async setActivityPushToken(deviceId, accountId, slug, token, condition) {

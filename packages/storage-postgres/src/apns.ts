@@ -61,12 +61,22 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
       return rows[0] ? toRegistration(rows[0]) : null;
     },
 
-    async removeApnsRegistration(deviceId) {
-      await db.query(
-        `WITH registration AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1)
-         DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1`,
-        [deviceId],
+    async removeApnsRegistration(deviceId, condition) {
+      const expected = condition?.ifDevice;
+      // The device row is locked as by the registration writes: a rotation committed first
+      // is seen (the row no longer matches, nothing is removed); one that comes later waits.
+      const { rows } = await db.query<{ held: boolean }>(
+        `WITH device AS (
+           SELECT id FROM ${t.devices} WHERE id = $1 AND ($2::text IS NULL OR (account_id = $2 AND token_hash = $3)) FOR SHARE
+         ), registration AS (
+           DELETE FROM ${t.apnsRegistrations} WHERE device_id IN (SELECT id FROM device)
+         ), tokens AS (
+           DELETE FROM ${t.apnsActivityTokens} WHERE device_id IN (SELECT id FROM device)
+         )
+         SELECT EXISTS (SELECT 1 FROM device) AS held`,
+        [deviceId, expected?.accountId ?? null, expected?.tokenHash ?? null],
       );
+      return expected === undefined || rows[0]!.held;
     },
 
     async setActivityPushToken(deviceId, accountId, slug, token, condition) {

@@ -41,6 +41,7 @@ const holdsIdentity = (identity: DeviceIdentity | undefined): boolean => identit
 
 const NULL = Promise.resolve(null);
 const FALSE = Promise.resolve(false);
+const TRUE = Promise.resolve(true);
 const NONE = Promise.resolve();
 
 /**
@@ -216,7 +217,11 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return m.setApnsRegistration(deviceId, registration, condition);
     },
     getApnsRegistration: (deviceId) => (holdable(deviceId) ? m.getApnsRegistration(deviceId) : NULL),
-    removeApnsRegistration: (deviceId) => (holdable(deviceId) ? m.removeApnsRegistration(deviceId) : NONE),
+    // No such device can exist: nothing to remove, and no identity of it holds.
+    removeApnsRegistration: (deviceId, condition) => {
+      if (!holdable(deviceId) || !holdsIdentity(condition?.ifDevice)) return condition?.ifDevice === undefined ? TRUE : FALSE;
+      return m.removeApnsRegistration(deviceId, condition);
+    },
     setActivityPushToken: async (deviceId, id, slug, token, condition) => {
       if (!holdable(deviceId, id, slug) || !holdsIdentity(condition?.ifDevice)) return false;
       if (!isHoldable(token)) {

@@ -25,8 +25,11 @@ export async function registerPush(context: TilecastContext, device: DeviceRecor
 }
 
 /** `DELETE /device/push`: every APNs token of the device, update tokens included. */
-export function removePush(context: TilecastContext, device: DeviceRecord): Promise<void> {
-  return context.storage.removeApnsRegistration(device.id);
+export async function removePush(context: TilecastContext, device: DeviceRecord): Promise<void> {
+  const removed = await context.storage.removeApnsRegistration(device.id, { ifDevice: identityOf(device) });
+  // The device was removed, or its token rotated, since it authenticated: a stale app's
+  // request must not remove what the new app registered.
+  if (!removed) fail({ kind: 'unauthorized' });
 }
 
 /** `PUT /device/activities/{owner}/{slug}/push`. */

@@ -330,8 +330,14 @@ export interface ApnsStore {
   setApnsRegistration(deviceId: string, registration: ApnsRegistrationUpdate, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
   /** The device's registration, or null when it has none (or does not exist). */
   getApnsRegistration(deviceId: string): Promise<ApnsRegistration | null>;
-  /** `DELETE /device/push`: removes every APNs token of the device (registration and update tokens). */
-  removeApnsRegistration(deviceId: string): Promise<void>;
+  /**
+   * **ATOMIC.** `DELETE /device/push`: removes every APNs token of the device (registration
+   * and update tokens). With `ifDevice`, only while the device still has that account and
+   * token hash, checked in the same step as the removal (as for `setApnsRegistration`):
+   * false, and nothing removed, otherwise. True when the removal was made, also when there
+   * was nothing to remove (without `ifDevice`, also for a device that does not exist).
+   */
+  removeApnsRegistration(deviceId: string, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
   /**
    * **ATOMIC.** Stores `token` as the update token of activity `accountId/slug` on the
    * device, replacing any. False (nothing written) when there is no such device or activity,

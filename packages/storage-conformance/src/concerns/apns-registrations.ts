@@ -134,8 +134,8 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
     expect(await storage.getApnsRegistration(keeper.id)).not.toBeNull();
     expect(await storage.getActivityPushToken(keeper.id, account.id, activity.slug)).not.toBeNull();
-    await peer.removeApnsRegistration(device.id); // again: a no-op
-    await peer.removeApnsRegistration(uid('missing'));
+    expect(await peer.removeApnsRegistration(device.id)).toBe(true); // again: nothing to remove
+    expect(await peer.removeApnsRegistration(uid('missing'))).toBe(true);
   });
 
   it('a device that is removed loses its registrations (a new device of the same id starts with none)', async () => {
@@ -221,6 +221,58 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await peer.getApnsRegistration(moving.id)).toBeNull();
   });
 
+  it('with ifDevice, a removal is made only while the device still has that account and token hash', async () => {
+    const { storage, peer } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    const asAuthenticated = { ifDevice: { accountId: device.accountId, tokenHash: device.tokenHash } };
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: apnsToken() });
+    expect(await peer.removeApnsRegistration(device.id, asAuthenticated)).toBe(true);
+    expect(await storage.getApnsRegistration(device.id)).toBeNull();
+    expect(await peer.removeApnsRegistration(device.id, asAuthenticated)).toBe(true); // nothing left: still made
+
+    // The token was rotated and the new app registered: the old app's removal takes nothing.
+    const rotated = { ...device, tokenHash: randomHash() };
+    await peer.upsertDevice(rotated);
+    const [widgets, update] = [apnsToken(), apnsToken()];
+    const current = { ifDevice: { accountId: rotated.accountId, tokenHash: rotated.tokenHash } };
+    expect(await storage.setApnsRegistration(device.id, { environment: 'production', widgets }, current)).toBe(true);
+    expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, update, current)).toBe(true);
+    expect(await peer.removeApnsRegistration(device.id, asAuthenticated)).toBe(false);
+    for (const handle of [storage, peer]) {
+      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets });
+      expect(await handle.getActivityPushToken(device.id, account.id, activity.slug)).toBe(update);
+    }
+    // Removed: no identity holds; without one, a removal of nothing is made.
+    expect(await peer.deleteDevice(device.id)).toBe(true);
+    expect(await storage.removeApnsRegistration(device.id, current)).toBe(false);
+    expect(await storage.removeApnsRegistration(device.id)).toBe(true);
+  });
+
+  it("a stale removal racing a token rotation from another instance never takes the new app's registration", async () => {
+    const handles = get();
+    const { storage } = handles;
+    const account = await newAccount(storage);
+    for (let round = 0; round < RACE_ROUNDS; round++) {
+      const device = await newDevice(storage, account.id);
+      const stale = { ifDevice: { accountId: device.accountId, tokenHash: device.tokenHash } };
+      const rotated = { ...device, tokenHash: randomHash() };
+      const fresh = { ifDevice: { accountId: rotated.accountId, tokenHash: rotated.tokenHash } };
+      const widgets = apnsToken();
+      const remover = either(handles, round);
+      const changer = either(handles, round + 1);
+      // The old app's DELETE /device/push, in flight while the phone's token is rotated and
+      // the new app registers through another instance.
+      await Promise.all([
+        remover.removeApnsRegistration(device.id, stale),
+        changer.upsertDevice(rotated).then(() => changer.setApnsRegistration(device.id, { environment: 'production', widgets }, fresh)),
+        remover.removeApnsRegistration(device.id, stale),
+      ]);
+      for (const handle of [handles.storage, handles.peer]) {
+        expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets });
+      }
+    }
+  });
+
   it('a registration racing a token rotation or a removal from another instance never stays behind', async () => {
     const handles = get();
     const { storage } = handles;
@@ -272,7 +324,8 @@ export function apnsRegistrationTests(get: GetHandles): void {
     for (const bad of BAD) {
       expect(await storage.setApnsRegistration(bad, { environment: 'sandbox', widgets: token })).toBe(false);
       expect(await storage.getApnsRegistration(bad)).toBeNull();
-      await storage.removeApnsRegistration(bad);
+      expect(await storage.removeApnsRegistration(bad)).toBe(true);
+      expect(await storage.removeApnsRegistration(bad, { ifDevice: { accountId: account.id, tokenHash: device.tokenHash } })).toBe(false);
       expect(await storage.setActivityPushToken(bad, account.id, activity.slug, token)).toBe(false);
       expect(await storage.setActivityPushToken(device.id, bad, activity.slug, token)).toBe(false);
       expect(await storage.setActivityPushToken(device.id, account.id, bad, token)).toBe(false);
@@ -295,6 +348,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
       ]) {
         expect(await storage.setApnsRegistration(device.id, { environment: 'production', widgets: apnsToken() }, { ifDevice })).toBe(false);
         expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken(), { ifDevice })).toBe(false);
+        expect(await storage.removeApnsRegistration(device.id, { ifDevice })).toBe(false);
       }
     }
     expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token });
