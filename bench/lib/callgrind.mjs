@@ -81,6 +81,7 @@ function functionName(raw, code) {
   if (address === null)
     return raw
       .replace('???:', '')
+      .replaceAll('(anonymous namespace)::', '') // else every such function is one "v8::internal::"
       .replace(/\(.*$/, '')
       .replace(/ \[.*$/, '')
       .trim();
@@ -96,7 +97,10 @@ function functionName(raw, code) {
   return entry !== undefined && at < entry.end ? entry.name.replace(/file:\/\/\S*?\/(packages|node_modules|bench)\//, '$1/') : 'JIT code (unnamed)';
 }
 
-/** Collector and optimizing compiler: work whose timing, not amount, depends on the run. */
+/**
+ * Collector and optimizing compiler: work whose timing, not amount, depends on the run
+ * (`IterateObjectCache` is the collector's walk of the startup object cache, once per GC).
+ */
 export function isCollectorOrCompiler(name) {
-  return /Mark|Sweep|Scaveng|Evacuat|Compact|Heap::|heap::|compiler::|Turbofan|Maglev/.test(name);
+  return /Mark|Sweep|Scaveng|Evacuat|Compact|Heap::|heap::|IterateObjectCache|compiler::|Turbofan|Maglev/.test(name);
 }

@@ -40,18 +40,23 @@ export function createFetchHandler<R = Response>(
 ): (request: Request) => Promise<Response | R> {
   const find = createMountTable(isHandler(target) ? { '/': target } : target, options.basePath);
   const notFound = options.notFound ?? (() => toResponse(errorToResult({ kind: 'route_not_found' }), undefined));
-  return async (request) => {
-    const { path, query } = targetOf(request.url);
-    const found = find(path);
-    if (found === undefined) return notFound(request); // not Tilecast's: the host's
-    const result = await found.handler.handle(new FetchCoreRequest(request, found.path, query)).catch(internalErrorResult);
-    try {
-      return toResponse(result, request);
-    } catch {
-      return toResponse(internalErrorResult(), undefined); // a body that does not serialize
-    }
+  // No async function: one promise from the core's answer to the response, not three.
+  return (request) => {
+    const found = find(targetOf(request.url).path);
+    if (found === undefined) return new Promise((resolve) => resolve(notFound(request))); // not Tilecast's: the host's
+    return found.handler.handle(new FetchCoreRequest(request, found.path)).then((result) => respond(result, request), internalError);
   };
 }
+
+function respond(result: CoreResult, request: Request): Response {
+  try {
+    return toResponse(result, request);
+  } catch {
+    return internalError(); // a body that does not serialize
+  }
+}
+
+const internalError = (): Response => toResponse(internalErrorResult(), undefined);
 
 /** Path and query of a request's absolute URL (already parsed and normalised by whoever made the `Request`). */
 function targetOf(url: string): { path: string; query: string } {
@@ -61,74 +66,80 @@ function targetOf(url: string): { path: string; query: string } {
 }
 
 /**
- * A class with lazy getters: a server may make `signal` (an AbortController) and the
- * query's `URLSearchParams` only when asked, and most requests never ask.
+ * The request as the core reads it, and its raw body. Lazy where a server may make things
+ * only when asked (`@hono/node-server` does): `signal` (an AbortController), the query's
+ * `URLSearchParams`, each header (see `headerTraps`); most requests never ask for the first two.
  */
 class FetchCoreRequest implements CoreRequest {
   readonly method: string;
   readonly headers: Record<string, string | undefined>;
-  readonly body: RequestBody;
-  #query: URLSearchParams | undefined;
+  readonly body: RequestBody = this; // its own raw body: `kind` and `read`
+  readonly kind = 'raw';
+  /** Header names read so far, each followed by its value (a short list beats a map). */
+  readonly #seen: (string | undefined)[] = [];
 
   constructor(
-    private readonly request: Request,
+    readonly request: Request,
     readonly path: string,
-    private readonly queryText: string,
   ) {
     this.method = request.method;
-    this.headers = headerRecord(request.headers);
-    this.body = { kind: 'raw', read: (limit) => readLimited(request, this.headers['content-length'], limit) };
+    this.headers = new Proxy(this, headerTraps) as unknown as Record<string, string | undefined>;
   }
 
   get query(): URLSearchParams {
-    return (this.#query ??= new URLSearchParams(this.queryText));
+    return new URLSearchParams(targetOf(this.request.url).query); // read once, by `GET /events` alone
   }
 
   get signal(): AbortSignal {
     return this.request.signal;
   }
+
+  header(name: string | symbol): string | undefined {
+    if (typeof name !== 'string') return undefined;
+    const seen = this.#seen;
+    for (let i = 0; i < seen.length; i += 2) if (seen[i] === name) return seen[i + 1];
+    const value = this.request.headers.get(name) ?? undefined;
+    seen.push(name, value);
+    return value;
+  }
+
+  /** The whole body, or `'too_large'` once more than `limit` bytes are announced or read (the rest is left unread). */
+  read(limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
+    const announced = this.header('content-length');
+    if (Number(announced) > limit) return Promise.resolve('too_large');
+    // A length announced within the limit is the body's (HTTP framing): read whole, which
+    // servers do without a stream (`@hono/node-server` makes no web stream then). A Buffer view
+    // (no copy): the core scans the bytes, natively in a Buffer, slowly in a plain Uint8Array.
+    if (announced !== undefined) return this.request.arrayBuffer().then((bytes) => Buffer.from(bytes), aborted);
+    return this.request.body === null ? Promise.resolve(Buffer.alloc(0)) : readChunks(this.request.body.getReader(), limit).catch(aborted);
+  }
 }
 
+const aborted = () => 'aborted' as const; // the client went away mid-body
+
 /**
- * The headers as the core reads them, by lower-case name, each looked up when read:
+ * The headers as the core reads them, by lower-case name, each looked up when first read:
  * copying them all would cost a server with lazy headers (`@hono/node-server`) a full
  * `Headers`. Repeated headers come joined with `, ` (the Fetch `Headers` merges them): two
  * `Authorization` headers are one malformed value, which the core refuses like two.
  */
-function headerRecord(headers: Headers): Record<string, string | undefined> {
-  const read: Record<string, string | undefined> = Object.create(null); // each name looked up once
-  const value = (name: string | symbol) => (typeof name !== 'string' ? undefined : name in read ? read[name] : (read[name] = headers.get(name) ?? undefined));
-  return new Proxy<Record<string, string | undefined>>(Object.create(null), {
-    get: (_target, name) => value(name),
-    has: (_target, name) => value(name) !== undefined,
-    ownKeys: () => [...headers.keys()],
-    getOwnPropertyDescriptor: (_target, name) => (value(name) === undefined ? undefined : { value: value(name), enumerable: true, configurable: true }),
-  });
-}
+const headerTraps: ProxyHandler<FetchCoreRequest> = {
+  get: (request, name) => request.header(name),
+  has: (request, name) => request.header(name) !== undefined,
+  ownKeys: (request) => [...request.request.headers.keys()],
+  getOwnPropertyDescriptor: (request, name) => property(request.header(name)),
+};
 
-/** The whole body; `'too_large'` once more than `limit` bytes are announced or read (the rest is left unread). */
-async function readLimited(request: Request, announced: string | undefined, limit: number): Promise<Uint8Array | 'too_large' | 'aborted'> {
-  if (Number(announced) > limit) return 'too_large';
-  try {
-    // A length announced within the limit is the body's (HTTP framing): read whole, which
-    // servers do without a stream (`@hono/node-server` makes no web stream then).
-    if (announced !== undefined) return new Uint8Array(await request.arrayBuffer());
-    return request.body === null ? new Uint8Array(0) : await readChunks(request.body.getReader(), limit);
-  } catch {
-    return 'aborted'; // the client went away mid-body
-  }
-}
+const property = (value: string | undefined) => (value === undefined ? undefined : { value, enumerable: true, configurable: true });
 
 /** A body of unannounced length, chunk by chunk: `'too_large'` as soon as it passes `limit`. */
 async function readChunks(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<Uint8Array | 'too_large'> {
   const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.byteLength;
-    if (size > limit) return 'too_large';
+  for (let read = await reader.read(), size = 0; !read.done; read = await reader.read()) {
+    if ((size += read.value.byteLength) > limit) return 'too_large';
     chunks.push(read.value);
   }
-  return chunks.length === 1 ? chunks[0]! : new Uint8Array(await new Blob(chunks).arrayBuffer());
+  return Buffer.concat(chunks);
 }
 
 /**
