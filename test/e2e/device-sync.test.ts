@@ -23,6 +23,29 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
   });
   afterEach(() => api.close());
 
+  /**
+   * Restarts the API on a memory store where another instance's `change`, once given, runs
+   * between the next device request's authentication and its write.
+   */
+  async function restartRacing() {
+    const store = createMemoryStorage();
+    let change: (() => Promise<unknown>) | null = null;
+    const racing: Storage = {
+      ...store,
+      async findDeviceByTokenHash(tokenHash) {
+        const found = await store.findDeviceByTokenHash(tokenHash);
+        const pending = change;
+        change = null;
+        await pending?.();
+        return found;
+      },
+    };
+    await api.close();
+    api = await startApi(adapter, { clock, storage: racing });
+    f = await seedFixture(api.tilecast);
+    return { store, changeAfterAuthentication: (next: () => Promise<unknown>) => void (change = next) };
+  }
+
   describe('PUT /device/push', () => {
     it('204; tokens stored lower case; an omitted token is kept, null removes it', async () => {
       const put = await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
@@ -194,21 +217,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
 
   it('a registration in flight while the token is rotated or the device removed is refused (401) and leaves nothing behind', async () => {
     // Another instance changes the device between this request's authentication and its write.
-    const store = createMemoryStorage();
-    let change: (() => Promise<unknown>) | null = null;
-    const racing: Storage = {
-      ...store,
-      async findDeviceByTokenHash(tokenHash) {
-        const found = await store.findDeviceByTokenHash(tokenHash);
-        const pending = change;
-        change = null;
-        await pending?.();
-        return found;
-      },
-    };
-    await api.close();
-    api = await startApi(adapter, { clock, storage: racing });
-    f = await seedFixture(api.tilecast);
+    const { store, changeAfterAuthentication } = await restartRacing();
     const phone = (await store.getDevice('acme-phone'))!;
     const rotate = () => store.upsertDevice({ ...phone, tokenHash: randomBytes(32).toString('hex') });
     const remove = () => store.deleteDevice(phone.id);
@@ -219,7 +228,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       [remove, '/activities/acme/build/push', { token: HEX2 }],
     ] as const) {
       await store.upsertDevice(phone); // the phone as the fixture registered it
-      change = what;
+      changeAfterAuthentication(what);
       const reply = await device('PUT', path, { body });
       expect(reply.status, `${what.name} ${path}`).toBe(401);
       expect(await store.getApnsRegistration(phone.id)).toBeNull();
@@ -230,28 +239,14 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
   it("a removal in flight while the token is rotated is refused (401) and leaves the new app's tokens", async () => {
     // The old app's DELETE authenticates; then the phone's token is rotated and the new app
     // registers, through another instance, before the removal is made.
-    const store = createMemoryStorage();
-    let change: (() => Promise<unknown>) | null = null;
-    const racing: Storage = {
-      ...store,
-      async findDeviceByTokenHash(tokenHash) {
-        const found = await store.findDeviceByTokenHash(tokenHash);
-        const pending = change;
-        change = null;
-        await pending?.();
-        return found;
-      },
-    };
-    await api.close();
-    api = await startApi(adapter, { clock, storage: racing });
-    f = await seedFixture(api.tilecast);
+    const { store, changeAfterAuthentication } = await restartRacing();
     const phone = (await store.getDevice('acme-phone'))!;
     const rotated = { ...phone, tokenHash: randomBytes(32).toString('hex') };
-    change = async () => {
+    changeAfterAuthentication(async () => {
       await store.upsertDevice(rotated);
       await store.setApnsRegistration(phone.id, { environment: 'production', widgets: HEX2 });
       await store.setActivityPushToken(phone.id, 'acme', 'build', HEX2);
-    };
+    });
     const reply = await device('DELETE', '/push');
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
