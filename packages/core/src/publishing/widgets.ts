@@ -1,6 +1,7 @@
 import type { PublisherCredential } from '../auth/publisher-credentials.js';
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
+import type { SizedJsonBody } from '../http/body.js';
 import { validate, widgetContentSchemas, type WidgetTemplateName } from '../schemas/index.js';
 import { validateWidgetEnvelope } from '../schemas/usual-envelopes.js';
 import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
@@ -67,11 +68,7 @@ export async function updateWidget(
 }
 
 /** What `updateWidget` knows of the body's size: `serializedBound` may cost a scan, so it is read last. */
-export interface BodySize {
-  byteLength: number | undefined;
-  /** The most bytes any part of the body serialises to (`readJsonBodySized`). */
-  readonly serializedBound: number | undefined;
-}
+type BodySize = Pick<SizedJsonBody, 'byteLength' | 'serializedBound'>;
 
 /**
  * True when the content, if valid, is surely within the limit without serialising it.
