@@ -60,8 +60,8 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
   /**
    * Hands every device to the transport, FANOUT_SLICE per turn of the event loop, and
    * resolves once every push settled. A fan-out to ten thousand devices keeps all its
-   * pushes pending at once: each costs one promise reaction here and nothing else (no
-   * array of promises, no wrapper promise per push), so that what stays live while they
+   * pushes pending at once: each costs one promise reaction and its failure handler here
+   * (no array of promises, no wrapper promise per push), so that what stays live while they
    * wait is small and young-generation collections stay short.
    */
   const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<void>): Promise<void> =>
