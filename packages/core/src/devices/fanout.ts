@@ -16,6 +16,13 @@ export const WIDGET_PUSH_WINDOW_MS = 2_000;
  */
 export const FANOUT_SLICE = 64;
 
+/**
+ * Pushes of one fan-out handed to the transport and not yet settled, at most: well above
+ * what a transport works on at once (transport-apns: twice its streams), so it never
+ * waits for the core, and far below a fan-out to every device of a large account.
+ */
+export const FANOUT_WINDOW = 256;
+
 /** Runs `then` in the next turn of the event loop, after pending I/O (not a delay, so not the injected clock). */
 const nextTurn = (then: () => void): void => void (typeof setImmediate === 'function' ? setImmediate(then) : setTimeout(then, 0));
 
@@ -58,26 +65,40 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
   };
 
   /**
-   * Hands every device to the transport, FANOUT_SLICE per turn of the event loop, and
-   * resolves once every push settled. A fan-out to ten thousand devices keeps all its
-   * pushes pending at once: each costs one promise reaction and its failure handler here
-   * (no array of promises, no wrapper promise per push), so that what stays live while they
-   * wait is small and young-generation collections stay short.
+   * Hands every device to the transport, FANOUT_SLICE per turn of the event loop and at
+   * most FANOUT_WINDOW not yet settled, and resolves once every push settled. Each pending
+   * push costs one promise reaction and its failure handler here (no array of promises, no
+   * wrapper promise per push); the window keeps the rest of a fan-out to ten thousand
+   * devices as indexes into its list rather than as waiting pushes, so that what stays live
+   * meanwhile, which every young-generation collection copies, stays small.
    */
   const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<void>): Promise<void> =>
     new Promise((resolve) => {
-      let open = deviceIds.length;
+      const total = deviceIds.length;
+      let next = 0;
+      let pending = 0;
+      let done = 0;
+      let scheduled = false;
+      const schedule = () => {
+        if (scheduled || next === total || pending >= FANOUT_WINDOW) return;
+        scheduled = true;
+        nextTurn(slice);
+      };
       const settled = () => {
-        if (--open === 0) resolve();
+        pending -= 1;
+        if (++done === total) resolve();
+        else schedule();
       };
       const failed = (deviceId: string) => () => {
         logger.warn('push to a device failed', { deviceId });
         settled();
       };
-      const slice = (start: number) => {
-        const end = Math.min(deviceIds.length, start + FANOUT_SLICE);
-        for (let i = start; i < end; i++) {
-          const deviceId = deviceIds[i]!;
+      const slice = () => {
+        scheduled = false;
+        const end = Math.min(total, next + FANOUT_SLICE, next + FANOUT_WINDOW - pending);
+        while (next < end) {
+          const deviceId = deviceIds[next++]!;
+          pending += 1;
           let sent: Promise<void>;
           try {
             sent = send(deviceId);
@@ -87,10 +108,10 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
           }
           sent.then(settled, failed(deviceId));
         }
-        if (end < deviceIds.length) nextTurn(() => slice(end));
+        schedule();
       };
-      if (open === 0) resolve();
-      else slice(0);
+      if (total === 0) resolve();
+      else slice();
     });
 
   const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
