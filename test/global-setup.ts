@@ -9,7 +9,8 @@
  * the server probed instead of the local one (e.g. `postgres://postgres@127.0.0.1:1`), and
  * `TILECAST_CHROMIUM` the browser binary (e.g. `/nonexistent`).
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import pg from 'pg';
 
 const LOCAL_SERVER = process.env.TILECAST_TEST_POSTGRES || 'postgres://postgres@127.0.0.1:5432';
@@ -19,6 +20,26 @@ export default async function setup(): Promise<void> {
   const chromium = process.env.TILECAST_CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(chromium)) console.log(`Browser test: skipped, needs chromium at ${chromium} (apt-get install -y chromium)`);
   await findPostgres();
+  buildApnsWorker();
+}
+
+/**
+ * transport-apns runs its connections in a worker thread, which runs JavaScript only: the
+ * tests, which run the package from its sources, start the built worker
+ * (dist/connection-worker.js), so it is rebuilt here when a source is newer.
+ */
+function buildApnsWorker(): void {
+  const root = new URL('../packages/transport-apns/', import.meta.url);
+  const built = new URL('dist/connection-worker.js', root);
+  const sources = new URL('src/', root);
+  const newest = Math.max(
+    ...readdirSync(sources)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => statSync(new URL(name, sources)).mtimeMs),
+  );
+  if (existsSync(built) && statSync(built).mtimeMs >= newest) return;
+  console.log('transport-apns: building its connection worker (dist is missing or older than src)');
+  execFileSync('npm', ['run', 'build', '--workspace', '@tilecast/transport-apns'], { stdio: 'ignore' });
 }
 
 async function findPostgres(): Promise<void> {

@@ -1,6 +1,7 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '@tilecast/core';
 import { Deadlines, type Deadline } from './deadlines.js';
+import { apnsHeaders, type ApnsRequest } from './request.js';
 
 /** What one request to APNs came to. */
 export type ApnsAnswer =
@@ -49,21 +50,17 @@ export class ApnsConnection {
     return { active: this.active, waiting: this.waiting.length };
   }
 
-  /**
-   * POSTs `body` with `headers` (`:method`, `:path` and the `apns-*` ones: this request's
-   * own object, completed in place with `authorization`, the provider token's).
-   */
-  request(headers: OutgoingHttpHeaders, authorization: string, body: string): Promise<ApnsAnswer> {
-    headers.authorization = authorization;
+  /** POSTs the push with `authorization` (the provider token's) and answers what came of it. */
+  request(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
     // A free stream is taken at once: no promise is made for a wait when there is none.
     if (this.active < this.limit() && this.waiting.length === 0) {
       this.take();
-      return this.sendOnTaken(headers, body);
+      return this.sendOnTaken(request, authorization);
     }
     return new Promise((resolve) =>
       this.waiting.push(() => {
         this.take();
-        resolve(this.sendOnTaken(headers, body));
+        resolve(this.sendOnTaken(request, authorization));
       }),
     );
   }
@@ -111,12 +108,12 @@ export class ApnsConnection {
   }
 
   /** Sends on a stream already taken; the stream is given back once the answer is known. */
-  private sendOnTaken(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+  private sendOnTaken(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
     if (this.closed) {
       this.release();
       return Promise.resolve({ kind: 'network', error: 'transport closed' });
     }
-    return this.send(headers, body);
+    return this.send(apnsHeaders(request, authorization), request.body);
   }
 
   /** A connection holds the process only while it has work. */

@@ -1,10 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http2';
 import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
 import { Admission } from './admission.js';
-import { ApnsConnection, type ApnsAnswer } from './connection.js';
+import type { ApnsAnswer } from './connection.js';
+import { ConnectionPool, type Connections } from './connection-pool.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
+import type { ApnsRequest } from './request.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
+import { WorkerConnectionPool } from './worker-pool.js';
 
 export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
   production: 'https://api.push.apple.com',
@@ -41,6 +43,13 @@ export interface ApnsTransportOptions {
   maxConcurrentStreams?: number;
   /** A request without an answer after this long is cancelled and retried (default 10 s). */
   requestTimeoutMs?: number;
+  /**
+   * Where the HTTP/2 connections run. `'worker'` (the default): in a worker thread of their
+   * own, so that the TLS, framing and garbage of a fan-out to thousands of devices never
+   * hold the event loop that answers your requests; request timeouts then follow the real
+   * time, not `clock`. `'main'`: on this thread, every timer on `clock` (tests).
+   */
+  connectionThread?: 'worker' | 'main';
   /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
   retryBaseMs?: number;
   clock?: Clock;
@@ -79,22 +88,29 @@ export interface ApnsTransport extends DeviceTransport {
   close(): Promise<void>;
 }
 
-interface Job {
+/** A push at work: the request as sent, and what the transport keeps about it. */
+interface Job extends ApnsRequest {
   deviceId: string;
-  token: string;
   /** Pushes with the same key supersede each other (newest wins). */
   key: string;
   seq: number;
   environment: ApnsEnvironment;
-  headers: OutgoingHttpHeaders;
-  body: string;
   expiresAtMs: number;
-  /** What the logs say about the push (never a token); made only when something is logged. */
-  about: () => Record<string, unknown>;
+  /** What the logs name the push by (never a token). */
+  owner: string;
+  slug: string;
+  /** The activity's phase, or `widgets`. */
+  what: ActivityPush['phase'] | 'widgets';
   afterSent?: () => Promise<void>;
   /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
   leave: () => void;
 }
+
+/** What the logs say about a push. */
+const aboutJob = (job: Job): Record<string, unknown> =>
+  job.what === 'widgets'
+    ? { deviceId: job.deviceId, owner: job.owner, slug: job.slug, push: 'widgets' }
+    : { deviceId: job.deviceId, owner: job.owner, slug: job.slug, phase: job.what };
 
 const REMOVE_TOKEN: ReadonlySet<string> = new Set(['410 Unregistered', '400 BadDeviceToken', '400 DeviceTokenNotForTopic']);
 
@@ -123,26 +139,23 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     reconnects: 0,
     providerTokens: 0,
   };
-  const connections = new Map<string, ApnsConnection>();
-  const connectionFor = (environment: ApnsEnvironment): ApnsConnection => {
-    const origin = options.origin ?? APNS_ORIGINS[environment];
-    let connection = connections.get(origin);
-    if (connection === undefined) {
-      connection = new ApnsConnection({
-        origin,
-        ca: options.ca,
-        maxConcurrentStreams,
-        requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-        clock,
-        onReconnect: () => {
-          counters.reconnects += 1;
-          logger.info('apns: reconnecting', { origin });
-        },
-      });
-      connections.set(origin, connection);
-    }
-    return connection;
+  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const onReconnect = (origin: string) => {
+    counters.reconnects += 1;
+    logger.info('apns: reconnecting', { origin });
   };
+  const connections: Connections =
+    (options.connectionThread ?? 'worker') === 'worker'
+      ? new WorkerConnectionPool({
+          ca: options.ca,
+          maxConcurrentStreams,
+          requestTimeoutMs,
+          onReconnect,
+          onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
+        })
+      : new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, onReconnect });
+  const originOf = (environment: ApnsEnvironment): string => options.origin ?? APNS_ORIGINS[environment];
 
   /** The newest push per key; an older one still waiting to retry gives way. */
   let nextSeq = 0;
@@ -154,6 +167,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   const sleep = (ms: number): Promise<boolean> =>
     new Promise((resolve) => {
+      if (closed) return resolve(false);
       const handle = clock.setTimeout(() => {
         sleeping.delete(handle);
         resolve(true);
@@ -163,7 +177,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   const drop = (job: Job, why: string, fields: Record<string, unknown> = {}): void => {
     counters.dropped += 1;
-    logger.warn(`apns: push dropped (${why})`, { ...job.about(), ...fields });
+    logger.warn(`apns: push dropped (${why})`, { ...aboutJob(job), ...fields });
   };
 
   /** The `authorization` header of the token in use, made once per token rather than per push. */
@@ -194,7 +208,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
         const bearer = provider.current();
         counters.providerTokens = provider.issued;
-        const answer: ApnsAnswer = await connectionFor(job.environment).request(job.headers, authorizationOf(bearer), job.body);
+        const answer: ApnsAnswer = await connections.request(originOf(job.environment), job, authorizationOf(bearer));
         if (answer.kind === 'answer' && answer.status === 200) {
           counters.sent += 1;
           await job.afterSent?.();
@@ -203,14 +217,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) {
           await registry.removeToken(job.deviceId, job.token);
           counters.tokensRemoved += 1;
-          logger.info('apns: device token removed', { ...job.about(), status: answer.status, reason: answer.reason });
+          logger.info('apns: device token removed', { ...aboutJob(job), status: answer.status, reason: answer.reason });
           return;
         }
         if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
           // Renewed once per push; `refused` renews at most once per token and never
           // inside Apple's 20 minutes, whatever the number of 403s in flight.
           if (renewed || !provider.refused(bearer)) {
-            logger.error('apns: provider token refused as expired', { ...job.about(), renewed });
+            logger.error('apns: provider token refused as expired', { ...aboutJob(job), renewed });
             return drop(job, 'provider token refused');
           }
           renewed = true;
@@ -223,7 +237,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         const fields =
           answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
         if (!retryable) {
-          if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...job.about(), ...fields });
+          if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...aboutJob(job), ...fields });
           return drop(job, 'refused', fields);
         }
         if (retries >= MAX_RETRIES) return drop(job, 'retries used up', fields);
@@ -240,7 +254,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     }
   };
 
-  const submit = (job: Omit<Job, 'seq' | 'expiresAtMs'>): Promise<void> => {
+  const submit = (job: Omit<Job, 'seq' | 'expiresAtMs' | 'expiration'>): Promise<void> => {
     if (closed) {
       counters.dropped += 1;
       return Promise.resolve();
@@ -248,15 +262,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     const seq = ++nextSeq;
     latest.set(job.key, seq);
     const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
-    // The job and its headers are this push's own (built by the caller for it): completed in place.
+    // The job is this push's own (built by the caller for it): completed in place.
     const full = job as Job;
     full.seq = seq;
+    full.expiration = expiration;
     full.expiresAtMs = expiration * 1000;
-    full.headers['apns-expiration'] = String(expiration);
     return deliver(full);
   };
 
-  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   // Enough pushes at work to keep every stream busy while the next ones are looked up,
   // started a few per turn of the event loop (see Admission).
   const admission = new Admission<string, ActivityPush | WidgetPush>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
@@ -264,7 +277,6 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   );
 
   const topics = { liveactivity: `${bundleId}.push-type.liveactivity`, widgets: `${bundleId}.push-type.widgets` } as const;
-  const path = (token: string) => `/3/device/${token}`;
 
   /**
    * An activity push's time and payload: the same for every device of a fan-out (one
@@ -320,15 +332,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
       environment: registrations.environment,
-      headers: {
-        ':method': 'POST',
-        ':path': path(token),
-        'apns-push-type': 'liveactivity',
-        'apns-topic': topics.liveactivity,
-        'apns-priority': String(push.phase === 'update' ? updatePriority : 10),
-      },
+      pushType: 'liveactivity',
+      topic: topics.liveactivity,
+      priority: push.phase === 'update' ? updatePriority : 10,
       body,
-      about: () => ({ deviceId, owner: push.owner, slug: push.slug, phase: push.phase }),
+      owner: push.owner,
+      slug: push.slug,
+      what: push.phase,
       afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
       leave,
     });
@@ -346,9 +356,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
       environment: registrations.environment,
-      headers: { ':method': 'POST', ':path': path(token), 'apns-push-type': 'widgets', 'apns-topic': topics.widgets },
+      pushType: 'widgets',
+      topic: topics.widgets,
+      priority: null,
       body: WIDGETS_BODY,
-      about: () => ({ deviceId, owner: push.owner, slug: push.slug, push: 'widgets' }),
+      owner: push.owner,
+      slug: push.slug,
+      what: 'widgets',
       leave,
     });
   };
@@ -359,7 +373,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     pushWidget: (deviceId, push: WidgetPush) => admission.run(deviceId, push),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
-    load: () => Object.fromEntries([...connections].map(([origin, c]) => [origin, c.load()])),
+    load: () => connections.load(),
     async close() {
       closed = true;
       for (const [handle, wake] of sleeping) {
@@ -367,8 +381,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         wake();
       }
       sleeping.clear();
-      for (const connection of connections.values()) connection.close();
-      connections.clear();
+      await connections.close();
     },
   };
 }

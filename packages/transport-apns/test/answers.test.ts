@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { activity, flush, rig, T0, TOKENS, until, widget, type Rig } from './support.js';
+import { CONNECTION_THREADS, activity, flush, rig, T0, TOKENS, until, widget, type Rig } from './support.js';
 
-describe('transport-apns: answers (real-devices §2)', () => {
+describe.each(CONNECTION_THREADS)('transport-apns: answers (real-devices §2) (connections on the %s thread)', (connectionThread) => {
   let r: Rig;
   afterEach(() => r?.close());
 
@@ -10,7 +10,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
     [400, 'BadDeviceToken'],
     [400, 'DeviceTokenNotForTopic'],
   ])('%i %s removes the token from the registry, never retried', async (status, reason) => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status, reason }, times: 3 });
     await r.transport.pushWidget('phone', widget());
     await r.transport.pushActivity('phone', activity('start', T0));
@@ -31,7 +31,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('429 is retried after its retry-after, not before', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 429, reason: 'TooManyRequests', retryAfter: '5' } });
     const sending = r.transport.pushWidget('phone', widget());
     await until(() => r.transport.counters().retried === 1, 'the retry to be planned');
@@ -45,7 +45,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('a retry-after given as an HTTP date is honoured too', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 429, reason: 'TooManyRequests', retryAfter: new Date(T0 + 8_000).toUTCString() } });
     const sending = r.transport.pushWidget('phone', widget());
     await until(() => r.transport.counters().retried === 1, 'the retry to be planned');
@@ -58,7 +58,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('5xx is retried at most twice with a growing jittered backoff, then dropped', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 500, reason: 'InternalServerError' }, times: 3 });
     const sending = r.transport.pushActivity('phone', activity('update', T0));
     await until(() => r.transport.counters().retried === 1, 'the first retry');
@@ -78,7 +78,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('503 then 200: delivered on the retry', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 503, reason: 'ServiceUnavailable' } });
     const sending = r.transport.pushActivity('phone', activity('start', T0));
     await until(() => r.transport.counters().retried === 1, 'the retry');
@@ -89,7 +89,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('a retry that would land past the expiration drops the push', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 429, reason: 'TooManyRequests', retryAfter: '3600' } });
     await r.transport.pushWidget('phone', widget());
     expect(r.double.received).toHaveLength(1);
@@ -98,7 +98,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('other refusals are dropped without a retry', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 400, reason: 'BadCollapseId' } });
     r.double.answer({ answer: { status: 403, reason: 'InvalidProviderToken' } });
     await r.transport.pushWidget('phone', widget());
@@ -109,7 +109,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('a newer push for the same activity makes an older one waiting to retry give way', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 500 } });
     const older = r.transport.pushActivity('phone', activity('update', T0));
     await until(() => r.transport.counters().retried === 1, 'the retry');
@@ -121,7 +121,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('a device waiting for a retry or a stalled answer delays no other device', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ token: TOKENS.widgets, answer: { status: 429, retryAfter: '60' } });
     r.double.answer({ token: TOKENS.start, answer: 'stall' });
     const waiting = r.transport.pushWidget('phone', widget());
@@ -138,7 +138,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('close() drops pushes waiting for a retry', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 500 } });
     const sending = r.transport.pushWidget('phone', widget());
     await until(() => r.transport.counters().retried === 1, 'the retry');
@@ -149,7 +149,7 @@ describe('transport-apns: answers (real-devices §2)', () => {
   });
 
   it('logs never carry a device token or the signing key', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.double.answer({ answer: { status: 410, reason: 'Unregistered' } });
     r.double.answer({ answer: { status: 400, reason: 'BadCollapseId' } });
     r.double.answer({ answer: { status: 403, reason: 'InvalidProviderToken' } });

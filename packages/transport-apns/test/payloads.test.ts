@@ -1,136 +1,139 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, TOKENS, widget, type Rig } from './support.js';
+import { CONNECTION_THREADS, activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, TOKENS, widget, type Rig } from './support.js';
 
-describe('transport-apns: push types, topics, headers and payloads (real-devices §2)', () => {
-  let r: Rig;
-  afterEach(() => r?.close());
+describe.each(CONNECTION_THREADS)(
+  'transport-apns: push types, topics, headers and payloads (real-devices §2) (connections on the %s thread)',
+  (connectionThread) => {
+    let r: Rig;
+    afterEach(() => r?.close());
 
-  it('a start goes to the push-to-start token as a signed liveactivity push', async () => {
-    r = await rig();
-    await r.transport.pushActivity('phone', activity('start', T0 + 1500));
-    expect(r.double.received).toHaveLength(1);
-    const [got] = r.double.received;
-    expect(got).toMatchObject({ method: 'POST', path: `/3/device/${TOKENS.start}`, status: 200, reason: null });
-    expect(got!.headers).toEqual({
-      'apns-push-type': 'liveactivity',
-      'apns-topic': `${BUNDLE_ID}.push-type.liveactivity`,
-      'apns-priority': '10',
-      'apns-expiration': String(T0 / 1000 + 3600),
+    it('a start goes to the push-to-start token as a signed liveactivity push', async () => {
+      r = await rig({ connectionThread });
+      await r.transport.pushActivity('phone', activity('start', T0 + 1500));
+      expect(r.double.received).toHaveLength(1);
+      const [got] = r.double.received;
+      expect(got).toMatchObject({ method: 'POST', path: `/3/device/${TOKENS.start}`, status: 200, reason: null });
+      expect(got!.headers).toEqual({
+        'apns-push-type': 'liveactivity',
+        'apns-topic': `${BUNDLE_ID}.push-type.liveactivity`,
+        'apns-priority': '10',
+        'apns-expiration': String(T0 / 1000 + 3600),
+      });
+      expect(got!.jwt).toEqual({ header: { alg: 'ES256', kid: KEY_ID }, claims: { iss: TEAM_ID, iat: T0 / 1000 } });
+      expect(got!.payload).toEqual({
+        aps: {
+          timestamp: T0 / 1000 + 1,
+          event: 'start',
+          'content-state': { state: 'ONGOING', content: { template: 'progress', progress: 0.5 } },
+          'attributes-type': 'TilecastActivityAttributes',
+          attributes: { owner: 'acme', slug: 'build', template: 'progress' },
+          alert: { title: 'build', body: '' },
+          'input-push-token': 1,
+        },
+      });
+      expect(r.transport.counters()).toMatchObject({ sent: 1, retried: 0, dropped: 0, tokensRemoved: 0, skipped: 0 });
     });
-    expect(got!.jwt).toEqual({ header: { alg: 'ES256', kid: KEY_ID }, claims: { iss: TEAM_ID, iat: T0 / 1000 } });
-    expect(got!.payload).toEqual({
-      aps: {
-        timestamp: T0 / 1000 + 1,
-        event: 'start',
-        'content-state': { state: 'ONGOING', content: { template: 'progress', progress: 0.5 } },
-        'attributes-type': 'TilecastActivityAttributes',
-        attributes: { owner: 'acme', slug: 'build', template: 'progress' },
-        alert: { title: 'build', body: '' },
-        'input-push-token': 1,
-      },
+
+    it('the attributes-type is an option', async () => {
+      r = await rig({ connectionThread, attributesType: 'BuildAttributes' });
+      await r.transport.pushActivity('phone', activity('start', T0));
+      expect((r.double.received[0]!.payload as { aps: Record<string, unknown> }).aps['attributes-type']).toBe('BuildAttributes');
     });
-    expect(r.transport.counters()).toMatchObject({ sent: 1, retried: 0, dropped: 0, tokensRemoved: 0, skipped: 0 });
-  });
 
-  it('the attributes-type is an option', async () => {
-    r = await rig({ attributesType: 'BuildAttributes' });
-    await r.transport.pushActivity('phone', activity('start', T0));
-    expect((r.double.received[0]!.payload as { aps: Record<string, unknown> }).aps['attributes-type']).toBe('BuildAttributes');
-  });
-
-  it("an update goes to the activity's update token with the updatePriority option", async () => {
-    r = await rig({ updatePriority: 5 });
-    await r.transport.pushActivity('phone', activity('update', T0 + 2000));
-    const [got] = r.double.received;
-    expect(got).toMatchObject({ path: `/3/device/${TOKENS.update}`, status: 200 });
-    expect(got!.headers['apns-priority']).toBe('5');
-    expect(got!.headers['apns-topic']).toBe(`${BUNDLE_ID}.push-type.liveactivity`);
-    expect(got!.payload).toEqual({
-      aps: { timestamp: T0 / 1000 + 2, event: 'update', 'content-state': { state: 'ONGOING', content: { template: 'progress', progress: 0.5 } } },
+    it("an update goes to the activity's update token with the updatePriority option", async () => {
+      r = await rig({ connectionThread, updatePriority: 5 });
+      await r.transport.pushActivity('phone', activity('update', T0 + 2000));
+      const [got] = r.double.received;
+      expect(got).toMatchObject({ path: `/3/device/${TOKENS.update}`, status: 200 });
+      expect(got!.headers['apns-priority']).toBe('5');
+      expect(got!.headers['apns-topic']).toBe(`${BUNDLE_ID}.push-type.liveactivity`);
+      expect(got!.payload).toEqual({
+        aps: { timestamp: T0 / 1000 + 2, event: 'update', 'content-state': { state: 'ONGOING', content: { template: 'progress', progress: 0.5 } } },
+      });
     });
-  });
 
-  it('updatePriority defaults to 10', async () => {
-    r = await rig();
-    await r.transport.pushActivity('phone', activity('update', T0));
-    expect(r.double.received[0]!.headers['apns-priority']).toBe('10');
-  });
-
-  it('an end adds the dismissal date, has priority 10, then forgets the update token', async () => {
-    r = await rig({ updatePriority: 5 });
-    await r.transport.pushActivity('phone', activity('end', T0 + 3000, { dismissal_delay_s: 30 }));
-    const [got] = r.double.received;
-    expect(got!.headers['apns-priority']).toBe('10');
-    expect(got!.payload).toEqual({
-      aps: {
-        timestamp: T0 / 1000 + 3,
-        event: 'end',
-        'content-state': { state: 'IDLE', content: { template: 'progress', progress: 0.5 } },
-        'dismissal-date': T0 / 1000 + 3 + 30,
-      },
+    it('updatePriority defaults to 10', async () => {
+      r = await rig({ connectionThread });
+      await r.transport.pushActivity('phone', activity('update', T0));
+      expect(r.double.received[0]!.headers['apns-priority']).toBe('10');
     });
-    expect(await r.registry.activityTokenOf('phone', 'acme', 'build')).toBeNull();
-    await r.transport.pushActivity('phone', activity('update', T0 + 4000));
-    expect(r.double.received).toHaveLength(1);
-    expect(r.transport.counters()).toMatchObject({ sent: 1, skipped: 1 });
-  });
 
-  it('an end forgets only the token it was sent to', async () => {
-    r = await rig();
-    r.double.answer({ answer: 'stall' });
-    const sending = r.transport.pushActivity('phone', activity('end', T0));
-    await r.double.waitForRequests(1);
-    r.registry.setActivityToken('phone', 'acme', 'build', 'ab'.repeat(32));
-    r.double.releaseStalled();
-    await sending;
-    expect(await r.registry.activityTokenOf('phone', 'acme', 'build')).toBe('ab'.repeat(32));
-  });
-
-  it('a widget push is {"aps":{"content-changed":true}} to the widgets token', async () => {
-    r = await rig();
-    await r.transport.pushWidget('phone', widget());
-    const [got] = r.double.received;
-    expect(got).toMatchObject({ path: `/3/device/${TOKENS.widgets}`, status: 200 });
-    expect(got!.headers).toEqual({
-      'apns-push-type': 'widgets',
-      'apns-topic': `${BUNDLE_ID}.push-type.widgets`,
-      'apns-expiration': String(T0 / 1000 + 3600),
+    it('an end adds the dismissal date, has priority 10, then forgets the update token', async () => {
+      r = await rig({ connectionThread, updatePriority: 5 });
+      await r.transport.pushActivity('phone', activity('end', T0 + 3000, { dismissal_delay_s: 30 }));
+      const [got] = r.double.received;
+      expect(got!.headers['apns-priority']).toBe('10');
+      expect(got!.payload).toEqual({
+        aps: {
+          timestamp: T0 / 1000 + 3,
+          event: 'end',
+          'content-state': { state: 'IDLE', content: { template: 'progress', progress: 0.5 } },
+          'dismissal-date': T0 / 1000 + 3 + 30,
+        },
+      });
+      expect(await r.registry.activityTokenOf('phone', 'acme', 'build')).toBeNull();
+      await r.transport.pushActivity('phone', activity('update', T0 + 4000));
+      expect(r.double.received).toHaveLength(1);
+      expect(r.transport.counters()).toMatchObject({ sent: 1, skipped: 1 });
     });
-    expect(got!.payload).toEqual({ aps: { 'content-changed': true } });
-  });
 
-  it('a device without the token it needs is skipped, never sent to', async () => {
-    r = await rig();
-    r.registry.register('bare', { environment: 'sandbox' });
-    await r.transport.pushActivity('bare', activity('start', T0));
-    await r.transport.pushWidget('bare', widget());
-    await r.transport.pushActivity('other', activity('update', T0)); // no update token
-    await r.transport.pushActivity('nobody', activity('start', T0)); // no registration
-    await r.transport.pushWidget('nobody', widget());
-    expect(r.double.received).toHaveLength(0);
-    expect(r.transport.counters()).toMatchObject({ sent: 0, skipped: 5 });
-  });
+    it('an end forgets only the token it was sent to', async () => {
+      r = await rig({ connectionThread });
+      r.double.answer({ answer: 'stall' });
+      const sending = r.transport.pushActivity('phone', activity('end', T0));
+      await r.double.waitForRequests(1);
+      r.registry.setActivityToken('phone', 'acme', 'build', 'ab'.repeat(32));
+      r.double.releaseStalled();
+      await sending;
+      expect(await r.registry.activityTokenOf('phone', 'acme', 'build')).toBe('ab'.repeat(32));
+    });
 
-  it('one connection is reused for every push to an origin', async () => {
-    r = await rig();
-    await Promise.all([
-      r.transport.pushActivity('phone', activity('start', T0)),
-      r.transport.pushWidget('phone', widget()),
-      r.transport.pushWidget('other', widget()),
-    ]);
-    await r.transport.pushActivity('phone', activity('update', T0 + 1000));
-    expect(r.double.received.map((g) => g.status)).toEqual([200, 200, 200, 200]);
-    expect(r.double.stats().connections).toBe(1);
-    expect(r.transport.counters()).toMatchObject({ sent: 4, reconnects: 0 });
-  });
-});
+    it('a widget push is {"aps":{"content-changed":true}} to the widgets token', async () => {
+      r = await rig({ connectionThread });
+      await r.transport.pushWidget('phone', widget());
+      const [got] = r.double.received;
+      expect(got).toMatchObject({ path: `/3/device/${TOKENS.widgets}`, status: 200 });
+      expect(got!.headers).toEqual({
+        'apns-push-type': 'widgets',
+        'apns-topic': `${BUNDLE_ID}.push-type.widgets`,
+        'apns-expiration': String(T0 / 1000 + 3600),
+      });
+      expect(got!.payload).toEqual({ aps: { 'content-changed': true } });
+    });
 
-describe('transport-apns: timestamps never go backwards for one activity', () => {
+    it('a device without the token it needs is skipped, never sent to', async () => {
+      r = await rig({ connectionThread });
+      r.registry.register('bare', { environment: 'sandbox' });
+      await r.transport.pushActivity('bare', activity('start', T0));
+      await r.transport.pushWidget('bare', widget());
+      await r.transport.pushActivity('other', activity('update', T0)); // no update token
+      await r.transport.pushActivity('nobody', activity('start', T0)); // no registration
+      await r.transport.pushWidget('nobody', widget());
+      expect(r.double.received).toHaveLength(0);
+      expect(r.transport.counters()).toMatchObject({ sent: 0, skipped: 5 });
+    });
+
+    it('one connection is reused for every push to an origin', async () => {
+      r = await rig({ connectionThread });
+      await Promise.all([
+        r.transport.pushActivity('phone', activity('start', T0)),
+        r.transport.pushWidget('phone', widget()),
+        r.transport.pushWidget('other', widget()),
+      ]);
+      await r.transport.pushActivity('phone', activity('update', T0 + 1000));
+      expect(r.double.received.map((g) => g.status)).toEqual([200, 200, 200, 200]);
+      expect(r.double.stats().connections).toBe(1);
+      expect(r.transport.counters()).toMatchObject({ sent: 4, reconnects: 0 });
+    });
+  },
+);
+
+describe.each(CONNECTION_THREADS)('transport-apns: timestamps never go backwards for one activity (connections on the %s thread)', (connectionThread) => {
   let r: Rig;
   afterEach(() => r?.close());
 
   it("T is the update's time in whole seconds; an older push than one already sent is not sent", async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     await r.transport.pushActivity('phone', activity('update', T0 + 5_900));
     await r.transport.pushActivity('phone', activity('update', T0 + 5_100)); // older than the last
     await r.transport.pushActivity('phone', activity('update', T0 + 5_950)); // same second: kept
@@ -141,7 +144,7 @@ describe('transport-apns: timestamps never go backwards for one activity', () =>
   });
 
   it('is kept per device and per activity', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     r.registry.setActivityToken('phone', 'acme', 'deploy', 'ac'.repeat(32));
     r.registry.setActivityToken('other', 'acme', 'build', 'ad'.repeat(32));
     await r.transport.pushActivity('phone', activity('update', T0 + 9_000));
@@ -151,7 +154,7 @@ describe('transport-apns: timestamps never go backwards for one activity', () =>
   });
 
   it('fast updates of one activity reach the device in timestamp order', async () => {
-    r = await rig();
+    r = await rig({ connectionThread });
     await Promise.all(Array.from({ length: 20 }, (_, i) => r.transport.pushActivity('phone', activity('update', T0 + i * 1000))));
     const stamps = r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp);
     expect(stamps).toEqual([...stamps].sort((a, b) => a - b));

@@ -48,6 +48,10 @@ export const TOKENS = {
   otherWidgets: 'ee'.repeat(32),
 };
 
+/** Both places the connections can run: `main` puts request timeouts on the rig's fake clock. */
+export const CONNECTION_THREADS = ['main', 'worker'] as const;
+
+/** A transport pushing to a fresh double; its connections on the main thread unless told otherwise. */
 export async function rig(options: Partial<ApnsTransportOptions> = {}): Promise<Rig> {
   const clock = createManualClock();
   const { privateKey, publicKey } = testSigningKey();
@@ -73,6 +77,7 @@ export async function rig(options: Partial<ApnsTransportOptions> = {}): Promise<
     clock,
     logger,
     random: () => 0.5,
+    connectionThread: 'main',
     ...options,
   });
   return {

@@ -1,0 +1,49 @@
+import type { ApnsAnswer } from './connection.js';
+import type { ConnectionLoad } from './connection-pool.js';
+import type { ApnsRequest } from './request.js';
+
+/** What the connection worker is started with (`workerData`). */
+export interface WorkerSettings {
+  ca?: string | Buffer | Array<string | Buffer>;
+  maxConcurrentStreams: number;
+  requestTimeoutMs: number;
+}
+
+/**
+ * One request handed to the worker, as REQUEST_FIELDS consecutive values of a message's
+ * `requests` (no object per request on either side): its answer comes back under `id`.
+ */
+export type WorkerRequest = [
+  id: number,
+  origin: string,
+  token: string,
+  pushType: ApnsRequest['pushType'],
+  topic: string,
+  priority: ApnsRequest['priority'],
+  expiration: number,
+  authorization: string,
+  body: string,
+];
+export const REQUEST_FIELDS = 9;
+
+/** To the worker: the requests of one turn of the event loop, in one message. */
+export interface RequestsMessage {
+  type: 'requests';
+  /** WorkerRequest after WorkerRequest, flat. */
+  requests: Array<WorkerRequest[number]>;
+}
+
+/** From the worker: the answers of one of its turns, and its streams then. */
+export interface AnswersMessage {
+  type: 'answers';
+  answers: Array<[id: number, answer: ApnsAnswer]>;
+  load: ConnectionLoad;
+}
+
+/** From the worker: a connection to `origin` replaced one that was lost. */
+export interface ReconnectMessage {
+  type: 'reconnect';
+  origin: string;
+}
+
+export type FromWorker = AnswersMessage | ReconnectMessage;
