@@ -35,7 +35,17 @@ const apns =
       });
 let settled = 0;
 const check = pushWaiter(() => settled);
-const counted = (push) => push.finally(() => (settled++, check()));
+// Counts each push as it settles, passing its outcome on (shared handlers: the harness adds
+// one promise per push, not the closures and inner promise of `finally`).
+const onSent = () => {
+  settled++;
+  check();
+};
+const onFailed = (error) => {
+  onSent();
+  throw error;
+};
+const counted = (push) => push.then(onSent, onFailed);
 const tilecast = createTilecast({
   storage,
   logger: silentLogger,
