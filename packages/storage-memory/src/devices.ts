@@ -25,6 +25,7 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
 }
 
 export function deviceMethods(state: MemoryState): DeviceStore {
+  const sortedIds = (accountId: string): string[] => [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
   return {
     async upsertDevice(device) {
       refuseUnholdable('a device', device.id, device.accountId, device.tokenHash);
@@ -65,8 +66,11 @@ export function deviceMethods(state: MemoryState): DeviceStore {
     },
 
     async listAccountDevices(accountId) {
-      const ids = [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
-      return ids.map((id) => ({ ...state.devices.get(id)! }));
+      return sortedIds(accountId).map((id) => ({ ...state.devices.get(id)! }));
+    },
+
+    async listAccountDeviceIds(accountId) {
+      return sortedIds(accountId);
     },
   };
 }

@@ -60,5 +60,10 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
       ]);
       return rows.map(toDevice);
     },
+
+    async listAccountDeviceIds(accountId) {
+      const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`, [accountId]);
+      return rows.map((row) => row.id);
+    },
   };
 }

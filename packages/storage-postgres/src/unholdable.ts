@@ -132,6 +132,7 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
     getDevice: (id) => (holdable(id) ? m.getDevice(id) : NULL),
     findDeviceByTokenHash: (hash) => (holdable(hash) ? m.findDeviceByTokenHash(hash) : NULL),
     listAccountDevices: (id) => (holdable(id) ? m.listAccountDevices(id) : Promise.resolve([])),
+    listAccountDeviceIds: (id) => (holdable(id) ? m.listAccountDeviceIds(id) : Promise.resolve([])),
 
     // ── credentials of open streams: such an entry never holds; the others are asked as usual
     checkCredentials: async (query) => {

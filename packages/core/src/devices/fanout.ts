@@ -115,17 +115,14 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
     });
 
   const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
-    const devices = await storage.listAccountDevices(activity.accountId);
+    const deviceIds = await storage.listAccountDeviceIds(activity.accountId);
     const push = activityPush(activity, phase);
-    await sendEach(
-      devices.map((d) => d.id),
-      (id) => transport.pushActivity(id, push),
-    );
+    await sendEach(deviceIds, (id) => transport.pushActivity(id, push));
   };
 
   const viewersOf = async (widget: WidgetRecord): Promise<string[]> => {
-    const [own, shared] = await Promise.all([storage.listAccountDevices(widget.accountId), storage.listWidgetShares(widget.accountId, widget.slug)]);
-    return [...new Set([...own.map((d) => d.id), ...shared])];
+    const [own, shared] = await Promise.all([storage.listAccountDeviceIds(widget.accountId), storage.listWidgetShares(widget.accountId, widget.slug)]);
+    return shared.length === 0 ? own : [...new Set([...own, ...shared])];
   };
 
   const pushWidget = async (widget: WidgetRecord, only?: string[]): Promise<void> => {

@@ -28,9 +28,11 @@ export function deviceTests(get: GetHandles): void {
     expect(await storage.findDeviceByTokenHash(replaced.tokenHash)).toEqual(replaced);
     expect(await storage.listAccountDevices(first.id)).toEqual([]);
     expect(await storage.listAccountDevices(second.id)).toEqual([replaced]);
+    expect(await storage.listAccountDeviceIds(first.id)).toEqual([]);
+    expect(await storage.listAccountDeviceIds(second.id)).toEqual([replaced.id]);
   });
 
-  it("listAccountDevices lists the account's devices only, sorted by id in code-unit order", async () => {
+  it("listAccountDevices and listAccountDeviceIds list the account's devices only, sorted by id in code-unit order", async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const other = await newAccount(storage);
@@ -41,7 +43,9 @@ export function deviceTests(get: GetHandles): void {
     const listed = await storage.listAccountDevices(account.id);
     expect(listed.map((d) => d.id)).toEqual(['B', 'C', 'a', 'a1', 'b'].map((s) => `${stem}-${s}`));
     expect(listed).toEqual(expect.arrayContaining(devices));
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual(listed.map((d) => d.id));
     expect(await storage.listAccountDevices(uid('missing'))).toEqual([]);
+    expect(await storage.listAccountDeviceIds(uid('missing'))).toEqual([]);
   });
 
   it('deleteDevice is true once, then false, and removes every share naming it', async () => {
@@ -60,6 +64,7 @@ export function deviceTests(get: GetHandles): void {
     expect(await storage.getDevice(device.id)).toBeNull();
     expect(await storage.findDeviceByTokenHash(device.tokenHash)).toBeNull();
     expect(await storage.listAccountDevices(viewer.id)).toEqual([keeper]);
+    expect(await storage.listAccountDeviceIds(viewer.id)).toEqual([keeper.id]);
     for (const [i, widget] of widgets.entries()) {
       expect(await storage.listWidgetShares(owners[i]!.id, widget.slug)).toEqual([keeper.id]);
     }

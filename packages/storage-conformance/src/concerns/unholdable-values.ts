@@ -102,6 +102,7 @@ export function unholdableValueTests(get: GetHandles): void {
       expect(await storage.findDeviceByTokenHash(bad)).toBeNull();
       expect(await storage.deleteDevice(bad)).toBe(false);
       expect(await storage.listAccountDevices(bad)).toEqual([]);
+      expect(await storage.listAccountDeviceIds(bad)).toEqual([]);
       expect(
         await storage.checkCredentials({
           accounts: [
