@@ -2,7 +2,7 @@ import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signProviderToken } from '@tilecast/transport-apns';
 import { createPrivateKey } from 'node:crypto';
-import { activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, testSigningKey, until, widget, type Rig } from './support.js';
+import { CONNECTION_THREADS, activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, testSigningKey, until, widget, type Rig } from './support.js';
 
 const MIN = 60_000;
 const iatOf = (r: Rig, i: number) => r.double.received[i]!.jwt!.claims.iat;
@@ -127,8 +127,8 @@ describe('transport-apns: connections and streams', () => {
     expect(mostAtOnce).toBeLessThanOrEqual(20);
   });
 
-  it('GOAWAY: the refused push is retried on a new connection', async () => {
-    r = await rig();
+  it.each(CONNECTION_THREADS)('GOAWAY: the refused push is retried on a new connection (connections on the %s thread)', async (connectionThread) => {
+    r = await rig({ connectionThread });
     await r.transport.pushWidget('other', widget());
     r.double.answer({ answer: 'goaway' });
     const sending = r.transport.pushWidget('phone', widget());

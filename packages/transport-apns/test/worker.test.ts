@@ -15,22 +15,6 @@ describe('transport-apns: connections in a worker thread', () => {
   let r: Rig;
   afterEach(() => r?.close());
 
-  it('GOAWAY: the worker reconnects, and the transport counts it', async () => {
-    r = await rig({ connectionThread: 'worker' });
-    await r.transport.pushWidget('other', widget());
-    r.double.answer({ answer: 'goaway' });
-    const sending = r.transport.pushWidget('phone', widget());
-    await until(() => r.transport.counters().retried === 1, 'the retry');
-    r.clock.advance(750);
-    await sending;
-    expect(r.double.received.map((g) => [g.connection, g.status])).toEqual([
-      [1, 200],
-      [1, 0],
-      [2, 200],
-    ]);
-    expect(r.transport.counters()).toMatchObject({ sent: 2, retried: 1, reconnects: 1 });
-  });
-
   it('load() tells the streams open in the worker from the requests waiting for one', async () => {
     r = await rig({ connectionThread: 'worker', maxConcurrentStreams: 2 });
     r.double.answer({ answer: 'stall', times: 4 });
