@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { ApnsAnswer } from './connection.js';
 import type { ConnectionLoad, Connections } from './connection-pool.js';
 import type { ApnsRequest } from './request.js';
-import type { FromWorker, RequestsMessage, WorkerSettings } from './worker-protocol.js';
+import { REQUEST_FIELDS, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
 
 /**
  * The worker's script: built beside this module (`dist/connection-worker.js`). A worker
@@ -44,9 +44,8 @@ interface Pending {
 export class WorkerConnectionPool implements Connections {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
-  /** Requests not yet handed over, flat (see `WorkerRequest`), and their ids. */
+  /** Requests not yet handed over, flat (see `WorkerRequest`). */
   private outbox: RequestsMessage['requests'] = [];
-  private outboxIds: number[] = [];
   private flushScheduled = false;
   private nextId = 0;
   private reported: ConnectionLoad = {};
@@ -66,7 +65,6 @@ export class WorkerConnectionPool implements Connections {
       if (this.pending.size === 1) this.worker?.ref();
       const { token, pushType, topic, priority, expiration, body } = request;
       this.outbox.push(id, origin, token, pushType, topic, priority, expiration, authorization, body);
-      this.outboxIds.push(id);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -91,7 +89,6 @@ export class WorkerConnectionPool implements Connections {
   async close(): Promise<void> {
     this.closed = true;
     this.outbox = [];
-    this.outboxIds = [];
     this.answerAll(CLOSED);
     const worker = this.worker;
     this.worker = null;
@@ -103,7 +100,6 @@ export class WorkerConnectionPool implements Connections {
     if (this.closed || this.outbox.length === 0) return;
     const message: RequestsMessage = { type: 'requests', requests: this.outbox };
     this.outbox = [];
-    this.outboxIds = [];
     this.workerNow().postMessage(message);
   }
 
@@ -121,7 +117,8 @@ export class WorkerConnectionPool implements Connections {
       this.reported = {};
       // What it was handed is lost with it (and retried as any lost stream); what is still
       // in the outbox goes to the next worker.
-      const unsent = new Set(this.outboxIds);
+      const unsent = new Set<number>();
+      for (let at = 0; at < this.outbox.length; at += REQUEST_FIELDS) unsent.add(this.outbox[at] as number);
       this.answerAll({ kind: 'network', error: `connection worker stopped: ${reason}` }, unsent);
       this.options.onWorkerExit(reason);
     };
