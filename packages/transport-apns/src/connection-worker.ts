@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Clock } from '@tilecast/core';
 import { ConnectionPool } from './connection-pool.js';
+import type { ApnsRequest } from './request.js';
 import { yieldToHost } from './thread-priority.js';
 import { REQUEST_FIELDS, type AnswersMessage, type FromWorker, type RequestsMessage, type WorkerRequest, type WorkerSettings } from './worker-protocol.js';
 
@@ -21,11 +22,13 @@ const clock: Clock = {
 const post = (message: FromWorker) => port.postMessage(message);
 const pool = new ConnectionPool({ ...(workerData as WorkerSettings), clock, onReconnect: (origin) => post({ type: 'reconnect', origin }) });
 
+let accepted: AnswersMessage['accepted'] = [];
 let answers: AnswersMessage['answers'] = [];
 let flushScheduled = false;
 const flush = () => {
   flushScheduled = false;
-  post({ type: 'answers', answers, load: pool.load() });
+  post({ type: 'answers', accepted, answers, load: pool.load() });
+  accepted = [];
   answers = [];
 };
 
@@ -37,9 +40,18 @@ const scheduleFlush = () => {
 
 port.on('message', ({ requests }: RequestsMessage) => {
   for (let at = 0; at < requests.length; at += REQUEST_FIELDS) {
-    const [id, origin, token, pushType, topic, priority, expiration, authorization, body] = requests.slice(at, at + REQUEST_FIELDS) as WorkerRequest;
-    void pool.request(origin, { token, pushType, topic, priority, expiration, body }, authorization).then((answer) => {
-      answers.push([id, answer]);
+    const id = requests[at] as WorkerRequest[0];
+    const request: ApnsRequest = {
+      token: requests[at + 2] as WorkerRequest[2],
+      pushType: requests[at + 3] as WorkerRequest[3],
+      topic: requests[at + 4] as WorkerRequest[4],
+      priority: requests[at + 5] as WorkerRequest[5],
+      expiration: requests[at + 6] as WorkerRequest[6],
+      body: requests[at + 8] as WorkerRequest[8],
+    };
+    void pool.request(requests[at + 1] as WorkerRequest[1], request, requests[at + 7] as WorkerRequest[7]).then((answer) => {
+      if (answer.kind === 'answer' && answer.status === 200) accepted.push(id);
+      else answers.push([id, answer]);
       scheduleFlush();
     });
   }

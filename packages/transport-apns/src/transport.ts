@@ -101,7 +101,7 @@ interface Job extends ApnsRequest {
   slug: string;
   /** The activity's phase, or `widgets`. */
   what: ActivityPush['phase'] | 'widgets';
-  afterSent?: () => Promise<void>;
+  afterSent: (() => Promise<void>) | undefined;
   /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
   leave: () => void;
 }
@@ -254,7 +254,12 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     }
   };
 
-  const submit = (job: Omit<Job, 'seq' | 'expiresAtMs' | 'expiration'>): Promise<void> => {
+  /**
+   * Starts a push. `job` is the push's own, made with `seq`, `expiration` and `expiresAtMs`
+   * at 0 and stamped here: it has its final shape from its literal (no property is added
+   * per push, which would grow the object).
+   */
+  const submit = (job: Job): Promise<void> => {
     if (closed) {
       counters.dropped += 1;
       return Promise.resolve();
@@ -262,12 +267,10 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     const seq = ++nextSeq;
     latest.set(job.key, seq);
     const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
-    // The job is this push's own (built by the caller for it): completed in place.
-    const full = job as Job;
-    full.seq = seq;
-    full.expiration = expiration;
-    full.expiresAtMs = expiration * 1000;
-    return deliver(full);
+    job.seq = seq;
+    job.expiration = expiration;
+    job.expiresAtMs = expiration * 1000;
+    return deliver(job);
   };
 
   // Enough pushes at work to keep every stream busy while the next ones are looked up,
@@ -341,6 +344,9 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       what: push.phase,
       afterSent: push.phase === 'end' ? () => registry.forgetActivityToken(deviceId, push.owner, push.slug, token) : undefined,
       leave,
+      seq: 0,
+      expiration: 0,
+      expiresAtMs: 0,
     });
   };
 
@@ -363,7 +369,11 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       owner: push.owner,
       slug: push.slug,
       what: 'widgets',
+      afterSent: undefined,
       leave,
+      seq: 0,
+      expiration: 0,
+      expiresAtMs: 0,
     });
   };
 

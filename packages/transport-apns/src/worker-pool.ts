@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { ApnsAnswer } from './connection.js';
 import type { ConnectionLoad, Connections } from './connection-pool.js';
 import type { ApnsRequest } from './request.js';
-import { REQUEST_FIELDS, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
+import { ACCEPTED, REQUEST_FIELDS, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
 
 /**
  * The worker's script: built beside this module (`dist/connection-worker.js`). A worker
@@ -132,13 +132,16 @@ export class WorkerConnectionPool implements Connections {
   private received(message: FromWorker): void {
     if (message.type === 'reconnect') return this.options.onReconnect(message.origin);
     this.reported = message.load;
-    for (const [id, answer] of message.answers) {
-      const pending = this.pending.get(id);
-      if (pending === undefined) continue;
-      this.pending.delete(id);
-      pending.resolve(answer);
-    }
+    for (const id of message.accepted) this.answer(id, ACCEPTED);
+    for (const [id, answer] of message.answers) this.answer(id, answer);
     if (this.pending.size === 0) this.worker?.unref();
+  }
+
+  private answer(id: number, answer: ApnsAnswer): void {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return;
+    this.pending.delete(id);
+    pending.resolve(answer);
   }
 
   private answerAll(answer: ApnsAnswer, except: ReadonlySet<number> = new Set()): void {

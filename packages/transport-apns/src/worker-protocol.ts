@@ -33,12 +33,22 @@ export interface RequestsMessage {
   requests: Array<WorkerRequest[number]>;
 }
 
-/** From the worker: the answers of one of its turns, and its streams then. */
+/**
+ * From the worker: the answers of one of its turns, and its streams then. Nearly every
+ * answer is a `200`: those come as bare ids (one number each, nothing for the receiving
+ * thread to build or collect per push), every other answer in full.
+ */
 export interface AnswersMessage {
   type: 'answers';
+  /** Ids of the requests APNs answered `200`. */
+  accepted: number[];
+  /** Every other answer, with its request's id. */
   answers: Array<[id: number, answer: ApnsAnswer]>;
   load: ConnectionLoad;
 }
+
+/** A `200`, as the receiving side hands it on for an id in `accepted` (one shared, frozen value). */
+export const ACCEPTED: ApnsAnswer = Object.freeze({ kind: 'answer', status: 200, reason: null, retryAfter: null });
 
 /** From the worker: a connection to `origin` replaced one that was lost. */
 export interface ReconnectMessage {
