@@ -15,14 +15,14 @@ const pct = (ratio) => `${round(ratio * 100, 1)} %`;
 const READY_MS = 180_000;
 
 /** The double, in its own process on the load core (niced: the runner's latency clock comes first). */
-async function startDouble(keys) {
+export async function startDouble(keys) {
   return startServer('servers/apns-double.mjs', { env: { BENCH_APNS_PUBLIC_KEY: keys.publicPem }, cpu: LOAD_CPU, launcher: ['nice', '-n', '10'] });
 }
 
-/** A sender: `bare` (the baseline) or `tilecast`, for fleet `a1` or `a2`. */
-function startSender(kind, mode, double, keys) {
+/** A sender: `bare` (the baseline) or `tilecast`, for fleet `a1` or `a2` (`nodeArgs`: tools/a1-latency.mjs). */
+function startSender(kind, mode, double, keys, nodeArgs = []) {
   const script = kind === 'bare' ? 'baselines/apns-node-http.mjs' : 'servers/tilecast-apns.mjs';
-  return startServer(script, { args: [mode], env: senderEnv(double, keys), readyTimeoutMs: READY_MS });
+  return startServer(script, { args: [mode], env: senderEnv(double, keys), readyTimeoutMs: READY_MS, nodeArgs });
 }
 
 /**
@@ -31,7 +31,7 @@ function startSender(kind, mode, double, keys) {
  * device's in timestamp and update order. Answers pushes per second from the first request
  * to the last push settled, and the CPU busy share of the sender and of the double.
  */
-async function fanOut(sender, double, count, trigger) {
+async function fanOut(sender, double, count, trigger, { atDouble = true } = {}) {
   await double.ask({ type: 'reset' }, 'reset');
   sender.pushed = (sender.pushed ?? 0) + count;
   const [senderCpu, doubleCpu] = [await sender.cpu(), await double.cpu()];
@@ -41,8 +41,9 @@ async function fanOut(sender, double, count, trigger) {
   await done;
   const ms = performance.now() - started;
   const [senderAfter, doubleAfter] = [await sender.cpu(), await double.cpu()];
-  const summary = await double.ask({ type: 'summary' }, 'summary');
-  if (summary.received !== count || summary.statuses[200] !== count)
+  // Without the double (a stand-in transport, tools/a1-latency.mjs), nothing to check there.
+  const summary = atDouble ? await double.ask({ type: 'summary' }, 'summary') : null;
+  if (summary !== null && (summary.received !== count || summary.statuses[200] !== count))
     throw new Error(`expected ${count} pushes accepted, the double got ${JSON.stringify(summary)}`);
   return {
     pushesPerSecond: count / (ms / 1000),
@@ -50,10 +51,10 @@ async function fanOut(sender, double, count, trigger) {
     senderBusy: (senderAfter - senderCpu) / 1000 / ms,
     senderCpuMicrosPerPush: (senderAfter - senderCpu) / count,
     doubleBusy: (doubleAfter - doubleCpu) / 1000 / ms,
-    outOfOrder: summary.outOfOrder,
-    example: summary.example,
-    peakStreams: summary.peakOpenStreams,
-    connections: summary.connections,
+    outOfOrder: summary?.outOfOrder ?? 0,
+    example: summary?.example ?? null,
+    peakStreams: summary?.peakOpenStreams ?? null,
+    connections: summary?.connections ?? null,
   };
 }
 
@@ -108,11 +109,13 @@ function senderFigures(b, t, samples) {
  * The publisher's PATCH latency (another account's widget, no devices), under a light
  * steady load of `rate` per second, with and without a fan-out in progress: fan-outs and
  * quiet windows of the same length alternate `rounds` times in one Tilecast process.
+ * For tools/a1-latency.mjs: `mode` `a1-stand-in` (no HTTP/2, see the server), `nodeArgs`
+ * for the server, and `log`, which also answers every PATCH as [epoch start, ms, phase].
  */
-async function patchLatency({ double, keys, rounds, rate }) {
-  const sender = await startSender('tilecast', 'a1', double, keys);
+export async function patchLatency({ double, keys, rounds, rate, mode = 'a1', nodeArgs = [], log = false }) {
+  const sender = await startSender('tilecast', mode, double, keys, nodeArgs);
   const quiet = { headers: { 'content-type': 'application/json', authorization: 'Token tok_quiet' }, body: widgetBody() };
-  const latencies = { alone: [], fanOut: [] };
+  const latencies = { alone: [], fanOut: [], log: [], fanOutMs: [] };
   let phase = null;
   let sending = true;
   const load = (async () => {
@@ -122,7 +125,9 @@ async function patchLatency({ double, keys, rounds, rate }) {
       const started = performance.now();
       pending.push(
         patchOk(sender.port, '/widget/load', quiet.headers, quiet.body).then(() => {
-          if (bucket !== null && phase === bucket) latencies[bucket].push(performance.now() - started);
+          if (bucket === null || phase !== bucket) return;
+          latencies[bucket].push(performance.now() - started);
+          if (log) latencies.log.push([performance.timeOrigin + started, performance.now() - started, bucket]);
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
@@ -131,18 +136,24 @@ async function patchLatency({ double, keys, rounds, rate }) {
   })();
   try {
     let widget = 0;
-    const fan = () => fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/panel-${widget++}`, publishHeaders(sender), widgetBody()));
+    const fan = () =>
+      fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/panel-${widget++}`, publishHeaders(sender), widgetBody()), {
+        atDouble: mode === 'a1',
+      });
     await fan(); // warm-up, unmeasured
     await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (log) latencies.traceBefore = await sender.ask({ type: 'trace' }, 'trace');
     for (let round = 0; round < rounds; round++) {
       phase = 'fanOut';
       const { ms } = await fan();
+      latencies.fanOutMs.push(ms);
       phase = null;
       await new Promise((resolve) => setTimeout(resolve, 200));
       phase = 'alone';
       await new Promise((resolve) => setTimeout(resolve, Math.max(ms, 1000)));
       phase = null;
     }
+    if (log) latencies.traceAfter = await sender.ask({ type: 'trace' }, 'trace');
   } finally {
     sending = false;
     await load;

@@ -5,6 +5,9 @@
 //       (the per-widget throttle lets each one's first update through at once); account
 //       `quiet` (token `tok_quiet`) with a widget `load` and no devices, for the PATCH
 //       latency load.
+//   a1-stand-in: a1 with a stand-in for transport-apns that settles every push without
+//       sending it, STAND_IN_PUSHES_PER_MS per millisecond (about A1's rate): the core's
+//       fan-out alone on the publisher's thread (tools/a1-latency.mjs --stand-in).
 //   a2: accounts `a2-<n>` (token `tok_a2_<n>`, n < A2_ACTIVITIES), each with a live
 //       progress activity `trip` shown on A2_DEVICES_PER_ACTIVITY phones, each holding an
 //       update token for it.
@@ -23,7 +26,7 @@ import { serve } from '../lib/serve.mjs';
 const mode = process.argv[2];
 const storage = createMemoryStorage();
 const apns =
-  mode === 'a3'
+  mode === 'a3' || mode === 'a1-stand-in'
     ? null
     : createApnsTransport({
         ...APNS_IDS,
@@ -46,13 +49,35 @@ const onFailed = (error) => {
   throw error;
 };
 const counted = (push) => push.then(onSent, onFailed);
+
+const STAND_IN_PUSHES_PER_MS = 8;
+/** Settles the pushes handed to it in order, STAND_IN_PUSHES_PER_MS per millisecond; holds the process only while any wait. */
+function standInTransport() {
+  const waiting = [];
+  let timer = null;
+  const tick = () => {
+    for (let i = 0; i < STAND_IN_PUSHES_PER_MS && waiting.length > 0; i++) waiting.shift()();
+    if (waiting.length === 0) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+  const push = () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      timer ??= setInterval(tick, 1);
+    });
+  return { pushWidget: () => counted(push()), pushActivity: () => counted(push()) };
+}
 const tilecast = createTilecast({
   storage,
   logger: silentLogger,
   transport:
-    apns === null
-      ? undefined
-      : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
+    mode === 'a1-stand-in'
+      ? standInTransport()
+      : apns === null
+        ? undefined
+        : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
 });
 const m = tilecast.management;
 
@@ -67,7 +92,7 @@ async function publish(token, path, body) {
   if (reply.status !== 200) throw new Error(`PATCH ${path} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
 }
 
-if (mode === 'a1') {
+if (mode === 'a1' || mode === 'a1-stand-in') {
   await m.createAccount({ id: 'bench-0', token: 'tok_bench_0', activityQuota: 1 });
   for (let r = 0; r < 64; r++) await m.createWidget({ account: 'bench-0', slug: `panel-${r}`, template: 'switchboard' });
   for (let n = 0; n < A1_DEVICES; n++) {
@@ -118,4 +143,4 @@ process.on('message', (message) => {
   if (message?.type === 'counters') process.send({ type: 'counters', id: message.id, counters: apns?.counters() ?? null, load: apns?.load() ?? null });
 });
 
-await serve(mount({ '/': tilecast, '/device': tilecast.device }), { token: mode === 'a1' ? 'tok_bench_0' : undefined });
+await serve(mount({ '/': tilecast, '/device': tilecast.device }), { token: mode.startsWith('a1') ? 'tok_bench_0' : undefined });

@@ -1,0 +1,44 @@
+// Preloaded (`node --import`) into a bench server by tools/a1-latency.mjs: records what
+// the publisher's thread went through, for the tool to line up with the latencies its
+// load generator measured. Answers IPC `trace` with:
+//   gc:       the main thread's collections, [start, ms] (epoch ms);
+//   requests: per request, [arrival at the `request` event, ms until its answer finished, url];
+//   threads:  per thread of the process (Linux), [tid, nice, CPU ns, runqueue wait ns].
+// Times are epoch milliseconds (performance.timeOrigin + now), as the load generator's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { Server } from 'node:http';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+
+const now = () => performance.timeOrigin + performance.now();
+const gc = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gc.push([performance.timeOrigin + entry.startTime, entry.duration]);
+}).observe({ entryTypes: ['gc'] });
+
+const requests = [];
+const emit = Server.prototype.emit;
+Server.prototype.emit = function traced(event, ...args) {
+  if (event === 'request') {
+    const [req, res] = args;
+    const arrived = now();
+    res.once('finish', () => requests.push([arrived, now() - arrived, req.url]));
+  }
+  return emit.call(this, event, ...args);
+};
+
+/** Per thread: CPU time and time spent runnable but waiting for a CPU (schedstat), and nice. */
+function threads() {
+  try {
+    return readdirSync('/proc/self/task').map((tid) => {
+      const [cpu, wait] = readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      const nice = Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+      return [Number(tid), nice, cpu, wait];
+    });
+  } catch {
+    return [];
+  }
+}
+
+process.on('message', (message) => {
+  if (message?.type === 'trace') process.send({ type: 'trace', id: message.id, pid: process.pid, gc, requests, threads: threads() });
+});
