@@ -1,4 +1,5 @@
 // Diagnostic: A1's PATCH latency phase alone, and where the slow PATCHes lost their time.
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { A1_DEVICES, signingKeys } from '../lib/apns-fleet.mjs';
 import { commandLine } from '../lib/cli.mjs';
@@ -8,7 +9,7 @@ import { patchLatency, startDouble } from '../scenarios/apns.mjs';
 
 const { values } = commandLine(
   `
-Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--stand-in] [--node-args "ARGS"]
+Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--stand-in] [--node-args=ARGS] [--out FILE]
 
 Runs A1's latency phase (the publisher's PATCH p99 during a fan-out of ${A1_DEVICES} pushes
 through transport-apns to its test double, against its p99 in quiet windows of the same
@@ -25,9 +26,12 @@ schedstat), over the measured rounds. About a minute per run.
   --stand-in       transport-apns replaced by a stand-in that settles every push, about
                    as fast, without sending it: the core's fan-out alone on the
                    publisher's thread, no HTTP/2 work anywhere in the process
-  --node-args ARGS extra node options for the Tilecast process (e.g. --single-threaded-gc)
+  --node-args=ARGS extra node options for the Tilecast process (--node-args=--single-threaded-gc)
+  --out FILE       also write each slow PATCH there, one JSON object a line: its run, start
+                   (epoch ms, to line up with \`perf record -k CLOCK_REALTIME\`), and its ms
+                   in all, before the request event, handling and after
 `,
-  { runs: { type: 'string' }, rounds: { type: 'string' }, 'stand-in': { type: 'boolean' }, 'node-args': { type: 'string' } },
+  { runs: { type: 'string' }, rounds: { type: 'string' }, 'stand-in': { type: 'boolean' }, 'node-args': { type: 'string' }, out: { type: 'string' } },
 );
 const runs = Number(values.runs ?? 2);
 const rounds = Number(values.rounds ?? 8);
@@ -56,7 +60,7 @@ function slowPatches(latencies, threshold) {
     if (found === undefined) continue;
     const [arrived, handling] = found;
     const overlapsGc = after.gc.some(([gcStart, gcMs]) => gcStart < start + ms && gcStart + gcMs > start);
-    rows.push({ before: arrived - start, handling, after: ms - (arrived - start) - handling, overlapsGc });
+    rows.push({ start, ms, before: arrived - start, handling, after: ms - (arrived - start) - handling, overlapsGc });
   }
   return { count: slow.length, rows };
 }
@@ -72,6 +76,7 @@ function threadTimes({ traceBefore, traceAfter }) {
     .filter((thread) => thread.runMs >= 1);
 }
 
+if (values.out !== undefined) writeFileSync(values.out, '');
 const keys = signingKeys();
 const double = await startDouble(keys);
 try {
@@ -90,6 +95,7 @@ try {
         ` ${round(mean(rows.map((r) => r.handling)), 2)} ms handling, ${round(mean(rows.map((r) => r.after)), 2)} ms after;` +
         ` ${rows.filter((r) => r.overlapsGc).length} overlapped a garbage collection of the publisher's thread`,
     );
+    if (values.out !== undefined) for (const row of rows) appendFileSync(values.out, `${JSON.stringify({ run, ...row })}\n`);
     for (const thread of threadTimes(latencies)) {
       const name = thread.main ? 'publisher thread' : 'thread';
       console.log(`  ${name} ${thread.tid} (nice ${thread.nice}): ran ${round(thread.runMs, 0)} ms, waited for a CPU ${round(thread.waitMs, 0)} ms`);
