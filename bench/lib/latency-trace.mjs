@@ -31,7 +31,8 @@ function threads() {
   try {
     return readdirSync('/proc/self/task').map((tid) => {
       const [cpu, wait] = readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
-      const nice = Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]); // after the name, which may hold ') '
       return [Number(tid), nice, cpu, wait];
     });
   } catch {

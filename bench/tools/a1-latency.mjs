@@ -54,11 +54,12 @@ function slowPatches(latencies, threshold) {
   let at = 0;
   const rows = [];
   for (const [start, ms] of slow) {
-    // The server's request arrived in [start, start + ms]; the earliest not yet matched.
+    // Its arrival: the first at the server within [start, start + ms] (1 ms of slack for the
+    // two processes' clocks). With requests 5 ms apart that is its own, unless an earlier
+    // request was held up longer than it.
     while (at < arrivals.length && arrivals[at][0] < start - 1) at++;
-    const found = arrivals.slice(at).find(([arrived]) => arrived >= start - 1 && arrived <= start + ms + 1);
-    if (found === undefined) continue;
-    const [arrived, handling] = found;
+    if (at === arrivals.length || arrivals[at][0] > start + ms + 1) continue;
+    const [arrived, handling] = arrivals[at];
     const overlapsGc = after.gc.some(([gcStart, gcMs]) => gcStart < start + ms && gcStart + gcMs > start);
     rows.push({ start, ms, before: arrived - start, handling, after: ms - (arrived - start) - handling, overlapsGc });
   }

@@ -11,6 +11,9 @@ export type ApnsAnswer =
   /** No answer within the request timeout; the stream was cancelled. */
   | { kind: 'timeout' };
 
+/** The answer to a request made or still waiting when the connections were closed (shared, frozen). */
+export const TRANSPORT_CLOSED: ApnsAnswer = Object.freeze({ kind: 'network', error: 'transport closed' });
+
 export interface ConnectionOptions {
   origin: string;
   ca?: string | Buffer | Array<string | Buffer>;
@@ -111,7 +114,7 @@ export class ApnsConnection {
   private sendOnTaken(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
     if (this.closed) {
       this.release();
-      return Promise.resolve({ kind: 'network', error: 'transport closed' });
+      return Promise.resolve(TRANSPORT_CLOSED);
     }
     return this.send(apnsHeaders(request, authorization), request.body);
   }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ApnsAnswer } from './connection.js';
+import { TRANSPORT_CLOSED, type ApnsAnswer } from './connection.js';
 import type { ConnectionLoad, Connections } from './connection-pool.js';
 import type { ApnsRequest } from './request.js';
 import { ACCEPTED, REQUEST_FIELDS, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
@@ -58,7 +58,7 @@ export class WorkerConnectionPool implements Connections {
   }
 
   request(origin: string, request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
-    if (this.closed) return Promise.resolve(CLOSED);
+    if (this.closed) return Promise.resolve(TRANSPORT_CLOSED);
     const id = ++this.nextId;
     return new Promise((resolve) => {
       this.pending.set(id, { origin, resolve });
@@ -89,7 +89,7 @@ export class WorkerConnectionPool implements Connections {
   async close(): Promise<void> {
     this.closed = true;
     this.outbox = [];
-    this.answerAll(CLOSED);
+    this.answerAll(TRANSPORT_CLOSED);
     const worker = this.worker;
     this.worker = null;
     await worker?.terminate();
@@ -155,5 +155,3 @@ export class WorkerConnectionPool implements Connections {
     for (const { resolve } of answered) resolve(answer);
   }
 }
-
-const CLOSED: ApnsAnswer = { kind: 'network', error: 'transport closed' };
