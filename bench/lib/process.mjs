@@ -2,6 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+/** chrt (util-linux), for a process at SCHED_IDLE (A1's latency floor). */
+export const hasChrt = spawnSync('chrt', ['--version']).status === 0;
 
 /** The core the servers run on; the load generator (this process) runs on the other one. */
 export const SERVER_CPU = '0';

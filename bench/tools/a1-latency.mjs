@@ -3,13 +3,13 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { A1_DEVICES, signingKeys } from '../lib/apns-fleet.mjs';
 import { commandLine } from '../lib/cli.mjs';
-import { pinLoadGenerator } from '../lib/process.mjs';
+import { hasChrt, pinLoadGenerator } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
 import { patchLatency, startDouble } from '../scenarios/apns.mjs';
 
 const { values } = commandLine(
   `
-Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--stand-in] [--node-args=ARGS] [--out FILE]
+Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--stand-in [--control]] [--node-args=ARGS] [--out FILE]
 
 Runs A1's latency phase (the publisher's PATCH p99 during a fan-out of ${A1_DEVICES} pushes
 through transport-apns to its test double, against its p99 in quiet windows of the same
@@ -26,17 +26,34 @@ schedstat), over the measured rounds. About a minute per run.
   --stand-in       transport-apns replaced by a stand-in that settles every push, about
                    as fast, without sending it: the core's fan-out alone on the
                    publisher's thread, no HTTP/2 work anywhere in the process
+  --control        with --stand-in: every fan-out also sent, as real pushes to the double,
+                   by the bare node:http2 client in a process of its own on the same core,
+                   at SCHED_IDLE (chrt) and with --single-threaded-gc: the HTTP/2 work
+                   where it disturbs the publisher least, so the floor any sender sharing
+                   the publisher's core could reach
   --node-args=ARGS extra node options for the Tilecast process (--node-args=--single-threaded-gc)
   --out FILE       also write each slow PATCH there, one JSON object a line: its run, start
                    (epoch ms, to line up with \`perf record -k CLOCK_REALTIME\`), and its ms
                    in all, before the request event, handling and after
 `,
-  { runs: { type: 'string' }, rounds: { type: 'string' }, 'stand-in': { type: 'boolean' }, 'node-args': { type: 'string' }, out: { type: 'string' } },
+  {
+    runs: { type: 'string' },
+    rounds: { type: 'string' },
+    'stand-in': { type: 'boolean' },
+    control: { type: 'boolean' },
+    'node-args': { type: 'string' },
+    out: { type: 'string' },
+  },
 );
 const runs = Number(values.runs ?? 2);
 const rounds = Number(values.rounds ?? 8);
 if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(rounds) || rounds < 1) {
   console.error('--runs and --rounds take a whole number of at least 1');
+  process.exit(2);
+}
+
+if (values.control && (!values['stand-in'] || !hasChrt)) {
+  console.error('--control goes with --stand-in (which leaves the HTTP/2 work to the control sender), and needs chrt (util-linux)');
   process.exit(2);
 }
 
@@ -82,7 +99,16 @@ const keys = signingKeys();
 const double = await startDouble(keys);
 try {
   for (let run = 1; run <= runs; run++) {
-    const latencies = await patchLatency({ double, keys, rounds, rate: 200, mode: values['stand-in'] ? 'a1-stand-in' : 'a1', nodeArgs, log: true });
+    const latencies = await patchLatency({
+      double,
+      keys,
+      rounds,
+      rate: 200,
+      mode: values['stand-in'] ? 'a1-stand-in' : 'a1',
+      control: values.control === true,
+      nodeArgs,
+      log: true,
+    });
     const p99Alone = percentile(latencies.alone, 99);
     const p99FanOut = percentile(latencies.fanOut, 99);
     console.log(
