@@ -13,6 +13,9 @@ import { median, percentile, round } from '../lib/stats.mjs';
 
 const pct = (ratio) => `${round(ratio * 100, 1)} %`;
 const READY_MS = 180_000;
+/** A1's latency phase: the publisher's PATCHes per second, and fan-outs (each with a quiet window) measured. */
+export const PATCH_RATE = 200;
+export const LATENCY_ROUNDS = 8;
 
 /** The double, in its own process on the load core (niced: the runner's latency clock comes first). */
 export async function startDouble(keys) {
@@ -196,7 +199,7 @@ export async function patchLatency({ double, keys, rounds, rate, mode = 'a1', co
  * at best on this machine, to read the A1 check against.
  */
 async function latencyFloor({ double, keys, rounds }) {
-  const latencies = await patchLatency({ double, keys, rounds, rate: 200, mode: 'a1-stand-in', control: true });
+  const latencies = await patchLatency({ double, keys, rounds, rate: PATCH_RATE, mode: 'a1-stand-in', control: true });
   const [alone, fanOut] = [percentile(latencies.alone, 99), percentile(latencies.fanOut, 99)];
   return `${round(fanOut / alone, 2)}× (p99 ${round(fanOut, 2)} / ${round(alone, 2)} ms)`;
 }
@@ -225,11 +228,12 @@ export const a1 = {
       const b = summarise(samples.bare);
       const t = summarise(samples.tilecast);
       const ratio = t.pushesPerSecond / b.pushesPerSecond;
-      const latencies = await patchLatency({ double, keys, rounds: quick ? 2 : 8, rate: 200 });
+      const rounds = quick ? 2 : LATENCY_ROUNDS;
+      const latencies = await patchLatency({ double, keys, rounds, rate: PATCH_RATE });
       const p99Alone = percentile(latencies.alone, 99);
       const p99FanOut = percentile(latencies.fanOut, 99);
       const latencyRatio = p99FanOut / p99Alone;
-      const floor = hasChrt ? await latencyFloor({ double, keys, rounds: quick ? 2 : 8 }) : null;
+      const floor = hasChrt ? await latencyFloor({ double, keys, rounds }) : null;
       return {
         figures: {
           ...senderFigures(b, t, samples),

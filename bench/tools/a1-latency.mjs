@@ -5,7 +5,7 @@ import { A1_DEVICES, signingKeys } from '../lib/apns-fleet.mjs';
 import { commandLine } from '../lib/cli.mjs';
 import { hasChrt, pinLoadGenerator } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
-import { patchLatency, startDouble } from '../scenarios/apns.mjs';
+import { LATENCY_ROUNDS, PATCH_RATE, patchLatency, startDouble } from '../scenarios/apns.mjs';
 
 const { values } = commandLine(
   `
@@ -22,7 +22,7 @@ Tilecast process, CPU time and time spent runnable but waiting for a CPU (Linux
 schedstat), over the measured rounds. About a minute per run.
 
   --runs N         runs (default 2)
-  --rounds N       fan-outs and quiet windows per run (default 8, as A1)
+  --rounds N       fan-outs and quiet windows per run (default ${LATENCY_ROUNDS}, as A1)
   --stand-in       transport-apns replaced by a stand-in that settles every push, about
                    as fast, without sending it: the core's fan-out alone on the
                    publisher's thread, no HTTP/2 work anywhere in the process
@@ -46,7 +46,7 @@ schedstat), over the measured rounds. About a minute per run.
   },
 );
 const runs = Number(values.runs ?? 2);
-const rounds = Number(values.rounds ?? 8);
+const rounds = Number(values.rounds ?? LATENCY_ROUNDS);
 if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(rounds) || rounds < 1) {
   console.error('--runs and --rounds take a whole number of at least 1');
   process.exit(2);
@@ -103,7 +103,7 @@ try {
       double,
       keys,
       rounds,
-      rate: 200,
+      rate: PATCH_RATE,
       mode: values['stand-in'] ? 'a1-stand-in' : 'a1',
       control: values.control === true,
       nodeArgs,
