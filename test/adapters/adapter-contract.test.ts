@@ -266,16 +266,18 @@ describe.each(cases)('adapter contract: %s at %s', (_name, basePath, entry) => {
       expect(seen).toHaveLength(0);
     });
 
-    it.runIf(basePath !== '/')('a path outside the mount reaches the host, even one Tilecast has below the mount', async () => {
-      const { url, seen } = await setup();
-      const origin = new URL(url).origin;
-      for (const path of ['/echo', '/elsewhere/echo', '/mounted', '/mounted/hereecho']) {
-        const reply = await fetch(`${origin}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
-        expect(reply.status, path).toBe(hostAnswer.status);
-        expect(await reply.text(), path).toBe(hostAnswer.body);
-      }
-      expect(seen).toHaveLength(0);
-    });
+    // Only a mount below the root has paths outside it (no skipped test at the root mount).
+    if (basePath !== '/')
+      it('a path outside the mount reaches the host, even one Tilecast has below the mount', async () => {
+        const { url, seen } = await setup();
+        const origin = new URL(url).origin;
+        for (const path of ['/echo', '/elsewhere/echo', '/mounted', '/mounted/hereecho']) {
+          const reply = await fetch(`${origin}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+          expect(reply.status, path).toBe(hostAnswer.status);
+          expect(await reply.text(), path).toBe(hostAnswer.body);
+        }
+        expect(seen).toHaveLength(0);
+      });
 
     it("a path Tilecast has, with another method, is Tilecast's: a JSON 405 with Allow", async () => {
       const { url, seen } = await setup();

@@ -115,10 +115,12 @@ describe.each(versions)('%s host app', (_version, createApp) => {
       });
     });
 
-    it.runIf(prefix !== '')("Tilecast's paths outside its mount are the host's", async () => {
-      expect(await send('GET', '/openapi.json')).toMatchObject({ status: 404, body: { host: 'not found' } });
-      expect(await send('PATCH', '/activity/build', '{"n":')).toMatchObject({ status: 400, body: { host: 'error' } });
-    });
+    // Only a mount below the root has paths outside it (no skipped test at the root mount).
+    if (prefix !== '')
+      it("Tilecast's paths outside its mount are the host's", async () => {
+        expect(await send('GET', '/openapi.json')).toMatchObject({ status: 404, body: { host: 'not found' } });
+        expect(await send('PATCH', '/activity/build', '{"n":')).toMatchObject({ status: 400, body: { host: 'error' } });
+      });
   });
 });
 
