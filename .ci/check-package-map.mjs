@@ -17,6 +17,8 @@ for (const workspace of workspaces) {
   if (manifest.exports === undefined) continue;
   const entries = typeof manifest.exports === 'string' ? { '.': manifest.exports } : manifest.exports;
   for (const [subpath, target] of Object.entries(entries)) {
+    // A data file (JSON) is the same in the repository and the tarball: no source to name.
+    if (typeof target === 'string' && target.endsWith('.json')) continue;
     // A plain string entry pointing at a source file is its own source (a private package).
     const source = typeof target === 'string' ? (/\.tsx?$/.test(target) ? target : undefined) : target[CONDITION];
     const where = `${workspace}/package.json exports["${subpath}"]`;

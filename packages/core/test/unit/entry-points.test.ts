@@ -16,7 +16,12 @@ const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import
 
 describe('entry points of @tilecast/core', () => {
   it('publishes one entry per audience, and no Node I/O', () => {
-    expect(Object.keys(packageJson.exports).sort()).toEqual(['.', './adapter', './schemas', './storage', './verify']);
+    expect(Object.keys(packageJson.exports).sort()).toEqual(['.', './adapter', './json-schemas/*.schema.json', './schemas', './storage', './verify']);
+  });
+
+  it('lets apps import a template JSON Schema by package path', async () => {
+    const gauge = await import('@tilecast/core/json-schemas/widget/gauge.schema.json', { with: { type: 'json' } });
+    expect(gauge.default).toMatchObject({ $schema: expect.any(String), type: 'object' });
   });
 
   it('gives store authors the helpers stores share', () => {
