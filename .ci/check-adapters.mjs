@@ -7,7 +7,7 @@
 //     only). The Node I/O that adapter-node-http shares with the Express and Fastify adapters
 //     (src/io/: reading a body stream under a limit, watching a response close, answering
 //     Node's own server events, starting a server) is counted apart, once, under a bound
-//     of its own: docs/decisions.md, "Adapters only translate: how their lines are counted".
+//     of its own: docs/decisions/0025-adapters-only-translate.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +85,7 @@ for (const name of readdirSync(path.join(root, 'packages'))
 for (const row of rows) console.log(`adapters: ${row}`);
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) {
-  console.error(`adapters: ${problems.length} problem(s); an adapter only translates (docs/decisions.md)`);
+  console.error(`adapters: ${problems.length} problem(s); an adapter only translates (docs/decisions/0025-adapters-only-translate.md)`);
   process.exit(1);
 }
 console.log(`adapters: no status literal; translation under ${LINE_BUDGET} lines each, shared Node I/O under ${SHARED_IO_BUDGET}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Lint: imports inside packages/core/src point down the layers of docs/decisions.md
-// ("Layering of packages/core/src"), never sideways into another service's module nor up.
+// Lint: imports inside packages/core/src point down the layers of
+// docs/decisions/0088-core-layering.md, never sideways into another service's module nor up.
 //
 // Each rule names the importing folders, the folder they may not import, and the files of
 // that folder they may still import: the edges fixed in issue 21 item 6, plus the floor
@@ -93,7 +93,7 @@ for (const file of sources(src)) {
 
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) {
-  console.error(`layering: ${problems.length} import(s) against the rules (docs/decisions.md, "Layering of packages/core/src")`);
+  console.error(`layering: ${problems.length} import(s) against the rules (docs/decisions/0088-core-layering.md)`);
   process.exit(1);
 }
 console.log('layering: core imports follow the rules');
