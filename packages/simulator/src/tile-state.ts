@@ -8,17 +8,12 @@
  * what to draw. Port it as is to a phone app, or reuse it from JavaScript.
  */
 
+import type { StateWords } from '@tilecast/client';
+
 export type TileKind = 'toggle' | 'button';
 
-/** Custom wording of the states: renames them, never changes when they show (rule 4). */
-export interface StateWords {
-  on?: string | null;
-  off?: string | null;
-  turning_on?: string | null;
-  turning_off?: string | null;
-  no_response?: string | null;
-  sent?: string | null;
-}
+/** Custom wording of the states: renames them, never changes when they show (rule 4). The published shape, as the client types it. */
+export type { StateWords };
 
 /** A switchboard action as published by the owner (reference-deployment §8). */
 export interface PublishedAction {

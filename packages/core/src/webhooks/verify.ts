@@ -102,24 +102,25 @@ function parseTimestamp(text: string): number {
  * e.g. during a secret rotation). Other versions are ignored; an entry that is not 64
  * lowercase-or-uppercase hex digits makes the header malformed.
  */
-function parseSignatures(text: string): Uint8Array[] {
+function parseSignatures(text: string): Uint8Array<ArrayBuffer>[] {
   const entries = text.split(/[\s,]+/).filter((entry) => entry !== '');
   const v1 = entries.filter((entry) => entry.startsWith('v1=')).map((entry) => entry.slice(3));
   if (v1.length === 0 || v1.some((hex) => !/^[0-9a-fA-F]{64}$/.test(hex))) throw new WebhookVerificationError('malformed_signature');
   return v1.map(fromHex);
 }
 
-function toBytes(body: VerifyWebhookOptions['body']): Uint8Array {
+/** The body as bytes of a plain `ArrayBuffer`: Web Crypto refuses views of a `SharedArrayBuffer`, so one is copied. */
+function toBytes(body: VerifyWebhookOptions['body']): Uint8Array<ArrayBuffer> {
   if (body === undefined || body === null) return new Uint8Array(0);
   if (typeof body === 'string') return encoder.encode(body);
-  return body instanceof Uint8Array ? body : new Uint8Array(body);
+  return new Uint8Array(body);
 }
 
 function toHex(buffer: ArrayBuffer): string {
   return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-function fromHex(hex: string): Uint8Array {
+function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return bytes;
