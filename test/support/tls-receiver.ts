@@ -1,15 +1,12 @@
 /**
- * A local HTTPS webhook receiver for tests: a certificate authority and a server
- * certificate made with `openssl` at test time, a server on 127.0.0.1 (port 0) that
+ * A local HTTPS webhook receiver for tests: a self-signed certificate made at test time
+ * (node:crypto, the APNs test double's maker), a server on 127.0.0.1 (port 0) that
  * answers with a script and records every request and every TCP connection.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { selfSignedCertificate } from '@tilecast/transport-apns/test-double';
 
 export interface TestCertificates {
   ca: string;
@@ -20,36 +17,10 @@ export interface TestCertificates {
 /** Names the server certificate is valid for. */
 export const RECEIVER_NAMES = ['localhost', 'receiver.test', 'rebind.test', 'internal.test'];
 
+/** A certificate for {@link RECEIVER_NAMES} and 127.0.0.1 that is its own CA (made with node:crypto, no openssl). */
 export function makeCertificates(): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'tilecast-webhook-tls-'));
-  const file = (name: string) => join(dir, name);
-  const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  try {
-    run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=Tilecast Test CA');
-    run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
-    const san = [...RECEIVER_NAMES.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',');
-    writeFileSync(file('ext.cnf'), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\n`);
-    run(
-      'x509',
-      '-req',
-      '-in',
-      file('server.csr'),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      file('server.pem'),
-      '-days',
-      '2',
-      '-extfile',
-      file('ext.cnf'),
-    );
-    return { ca: readFileSync(file('ca.pem'), 'utf8'), key: readFileSync(file('server.key'), 'utf8'), cert: readFileSync(file('server.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { key, cert } = selfSignedCertificate('Tilecast webhook test receiver', 2, [...RECEIVER_NAMES, '127.0.0.1']);
+  return { ca: cert, key, cert };
 }
 
 export interface ReceivedRequest {

@@ -1,16 +1,21 @@
 import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
 
 /**
- * A self-signed X.509 certificate for 127.0.0.1 and localhost, made with node:crypto
- * alone (a P-256 key, ECDSA with SHA-256, a few lines of DER): no openssl binary and
- * no dependency. Good for one loopback test server, nothing else.
+ * A self-signed X.509 certificate, made with node:crypto alone (a P-256 key, ECDSA with
+ * SHA-256, a few lines of DER): no openssl binary and no dependency. It is its own trust
+ * anchor (pass `cert` as the client's CA), valid for `hosts`: IPv4 addresses and DNS
+ * names (127.0.0.1 and localhost unless given). Good for loopback test servers, nothing else.
  */
-export function selfSignedCertificate(commonName = 'Tilecast APNs test double', days = 30): { key: string; cert: string } {
+export function selfSignedCertificate(
+  commonName = 'Tilecast APNs test double',
+  days = 30,
+  hosts: readonly string[] = ['127.0.0.1', 'localhost'],
+): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
   const now = Date.now();
-  const altNames = seq(tlv(0x87, Buffer.from([127, 0, 0, 1])), tlv(0x82, Buffer.from('localhost', 'ascii')));
+  const altNames = seq(...hosts.map(altName));
   const extensions = seq(
     seq(oid('2.5.29.19'), tlv(0x01, Buffer.from([0xff])), octets(seq(tlv(0x01, Buffer.from([0xff]))))), // basicConstraints: CA (its own anchor)
     seq(oid('2.5.29.17'), octets(altNames)), // subjectAltName
@@ -31,6 +36,12 @@ export function selfSignedCertificate(commonName = 'Tilecast APNs test double', 
   const der = seq(tbs, ecdsaWithSha256, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
   const cert = new X509Certificate(der).toString();
   return { key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), cert };
+}
+
+/** A subjectAltName entry: an iPAddress for a dotted IPv4 address, else a dNSName. */
+function altName(host: string): Buffer {
+  const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return ipv4 ? tlv(0x87, Buffer.from(ipv4.slice(1).map(Number))) : tlv(0x82, Buffer.from(host, 'ascii'));
 }
 
 function tlv(tag: number, value: Buffer): Buffer {
