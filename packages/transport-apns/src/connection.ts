@@ -68,9 +68,13 @@ export class ApnsConnection {
     );
   }
 
+  /**
+   * Ends the connection now: its open streams fail at once (their requests answer
+   * `network`), rather than when APNs answers them, which a stalled server never does.
+   */
   close(): void {
     this.closed = true;
-    this.session?.close();
+    this.session?.destroy();
     this.session = null;
     for (const wake of this.waiting.splice(0)) wake();
   }

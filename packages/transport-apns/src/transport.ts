@@ -180,6 +180,12 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     logger.warn(`apns: push dropped (${why})`, { ...aboutJob(job), ...fields });
   };
 
+  /** A push handed over once the transport is closed, or still queued then: dropped without a look at the store. */
+  const dropClosed = (): Promise<void> => {
+    counters.dropped += 1;
+    return Promise.resolve();
+  };
+
   /** The `authorization` header of the token in use, made once per token rather than per push. */
   let authorization = { bearer: '', header: '' };
   const authorizationOf = (bearer: string): string => {
@@ -260,10 +266,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
    * per push, which would grow the object).
    */
   const submit = (job: Job): Promise<void> => {
-    if (closed) {
-      counters.dropped += 1;
-      return Promise.resolve();
-    }
+    if (closed) return dropClosed();
     const seq = ++nextSeq;
     latest.set(job.key, seq);
     const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
@@ -313,6 +316,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   };
 
   const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<void> => {
+    if (closed) return dropClosed();
     const registrations = await registry.registrationsOf(deviceId);
     const token =
       registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
@@ -351,6 +355,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   };
 
   const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<void> => {
+    if (closed) return dropClosed();
     const registrations = await registry.registrationsOf(deviceId);
     if (registrations === null || registrations.widgets === null) {
       counters.skipped += 1;
