@@ -5,6 +5,7 @@ import { combineObservers, consoleLogger, createTilecast, type Logger, type Obse
 import { createTilecastMetrics, type TilecastMetrics } from '@tilecast/metrics';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import { createSimulatorPage } from '@tilecast/simulator/page';
+import type { ApnsTransport } from '@tilecast/transport-apns';
 import { describeApns, prepareApns } from './apns.js';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
@@ -46,7 +47,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
   // APNs, when configured, is a transport beside the device stream: pushes go to both.
   const apns = apnsFactory?.(storage);
-  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage);
+  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage, apns);
   // One log line per request, and the metrics when they are on.
   const observer: Observer = metrics === null ? requestLogObserver(logger) : combineObservers(requestLogObserver(logger), metrics.observer);
   const tilecast = createTilecast({
@@ -129,9 +130,9 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   };
 }
 
-/** Tilecast's metrics and the process's (CPU, memory, event loop), in one registry. */
-function serverMetrics(storage: Storage): TilecastMetrics {
-  const metrics = createTilecastMetrics({ storage });
+/** Tilecast's metrics, the APNs transport's counters and the process's (CPU, memory, event loop), in one registry. */
+function serverMetrics(storage: Storage, apns: ApnsTransport | undefined): TilecastMetrics {
+  const metrics = createTilecastMetrics({ storage, transports: apns === undefined ? [] : [apns] });
   collectDefaultMetrics({ register: metrics.registry });
   return metrics;
 }
