@@ -162,7 +162,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
           onReconnect,
           onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
         })
-      : new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, onReconnect });
+      : new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
   const originOf = (environment: ApnsEnvironment): string => options.origin ?? APNS_ORIGINS[environment];
 
   /** The newest push per key; an older one still waiting to retry gives way. */
