@@ -5,6 +5,7 @@ import { combineObservers, consoleLogger, createTilecast, type Logger, type Obse
 import { createTilecastMetrics, type TilecastMetrics } from '@tilecast/metrics';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import { createSimulatorPage } from '@tilecast/simulator/page';
+import type { ApnsTransport } from '@tilecast/transport-apns';
 import { describeApns, prepareApns } from './apns.js';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
@@ -26,7 +27,8 @@ export interface ReferenceServer {
    * The graceful stop of SIGTERM and SIGINT, each step logged: `/readyz` turns `503` and
    * the server stops accepting; open event and device streams end with a last `retry:`;
    * requests in flight, device pushes and webhook deliveries get `shutdownGraceMs` to
-   * finish; then what is left is cut, Tilecast and the store are closed.
+   * finish; then what is left is cut, the APNs transport (pushes not yet sent are dropped
+   * and counted), Tilecast and the store are closed.
    */
   shutdown(): Promise<void>;
 }
@@ -45,7 +47,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
   // APNs, when configured, is a transport beside the device stream: pushes go to both.
   const apns = apnsFactory?.(storage);
-  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage);
+  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage, apns);
   // One log line per request, and the metrics when they are on.
   const observer: Observer = metrics === null ? requestLogObserver(logger) : combineObservers(requestLogObserver(logger), metrics.observer);
   const tilecast = createTilecast({
@@ -112,8 +114,14 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       if (outcome === 'drained') logger.info('shutdown: requests, pushes and webhook deliveries finished');
       else logger.warn('shutdown: grace period over, cutting what is left', { grace_ms: grace });
       server.server.closeAllConnections();
+      // Closed before Tilecast: a push still waiting for APNs (a stalled stream, a
+      // `retry-after` of minutes) is dropped now, so that Tilecast's close, which waits
+      // for every push handed over, ends at once rather than when APNs answers.
+      const droppedBefore = apns?.counters().dropped ?? 0;
+      await apns?.close();
       await tilecast.close();
       logger.info('shutdown: Tilecast closed');
+      if (apns !== undefined) logger.info('shutdown: APNs closed, unsent pushes dropped', { dropped: apns.counters().dropped - droppedBefore });
       // Scraped until here: the last scrape sees the drain.
       await closeOwnPort();
       await opened.close();
@@ -122,9 +130,9 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   };
 }
 
-/** Tilecast's metrics and the process's (CPU, memory, event loop), in one registry. */
-function serverMetrics(storage: Storage): TilecastMetrics {
-  const metrics = createTilecastMetrics({ storage });
+/** Tilecast's metrics, the APNs transport's counters and the process's (CPU, memory, event loop), in one registry. */
+function serverMetrics(storage: Storage, apns: ApnsTransport | undefined): TilecastMetrics {
+  const metrics = createTilecastMetrics({ storage, transports: apns === undefined ? [] : [apns] });
   collectDefaultMetrics({ register: metrics.registry });
   return metrics;
 }

@@ -7,6 +7,15 @@ import { createServerLogger, pinoLogger } from './logging.js';
 const EXIT_USAGE = 2;
 
 /**
+ * What closing takes at most once the grace period is over (the transports, Tilecast, the
+ * store): past it, a step that hangs (a bug, a store that never answers) fails the
+ * shutdown, exit code 1, rather than leaving the orchestrator to kill the process.
+ */
+const CLOSE_BOUND_MS = 5_000;
+/** The longest delay a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
  * `node examples/reference-server/dist/main.js` (what `npm start` runs, through `exec` so
  * that signals reach this process): serve the API until SIGTERM or SIGINT, then shut down
  * gracefully and exit 0.
@@ -46,6 +55,17 @@ async function main(): Promise<void> {
     if (stopping) return logger.info('shutdown: already under way', { signal });
     stopping = true;
     logger.info('shutdown: signal received', { signal });
+    const bound = config.shutdownGraceMs + CLOSE_BOUND_MS;
+    setTimeout(
+      () => {
+        logger.error('shutdown failed: not done within the grace period and the bound of closing', {
+          grace_ms: config.shutdownGraceMs,
+          bound_ms: CLOSE_BOUND_MS,
+        });
+        process.exit(1);
+      },
+      Math.min(bound, MAX_TIMER_MS),
+    ).unref();
     server.shutdown().then(
       () => {
         logger.info('shutdown: done, exiting');

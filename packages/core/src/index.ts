@@ -43,4 +43,5 @@ export type { OpenApiOptions, OpenApiServer } from './openapi/document.js';
 /** The store a Tilecast instance is given; implementing one: `@tilecast/core/storage`. */
 export type { Storage } from './storage/storage.js';
 export type * from './transport/device-transport.js';
+export { PUSH_OUTCOMES } from './transport/device-transport.js';
 export * from './webhooks/index.js';

@@ -1,4 +1,5 @@
 import type { StorageUnavailableError } from './errors.js';
+import type { PushOutcome } from './transport/device-transport.js';
 /**
  * What a Tilecast instance reports as it works, for metrics and request logs. The core
  * calls an `Observer` and knows nothing of what it feeds (`@tilecast/metrics` turns the
@@ -51,10 +52,12 @@ export interface PushObservation {
   transport: string;
   kind: 'activity' | 'widget';
   /**
-   * `delivered`: handed to the device's open stream, or the transport's promise resolved;
-   * `not_connected`: the device has no stream open on this instance; `failed`: the transport rejected.
+   * The device stream: `delivered` (handed to the device's open stream) or `not_connected`
+   * (the device has no stream open on this instance). A host transport: the `PushOutcome`
+   * its promise resolved with (`delivered` when it resolved with none), or `failed` when
+   * it rejected.
    */
-  outcome: 'delivered' | 'not_connected' | 'failed';
+  outcome: PushOutcome | 'not_connected' | 'failed';
 }
 
 export interface WebhookAttemptObservation {

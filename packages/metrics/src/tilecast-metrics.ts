@@ -1,6 +1,7 @@
 import type { Observer } from '@tilecast/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { methodLabel, statusLabel, transportLabel } from './labels.js';
+import { registerTransportEvents, type CountingTransport } from './transport-events.js';
 
 export interface TilecastMetricsOptions {
   /**
@@ -17,6 +18,11 @@ export interface TilecastMetricsOptions {
   storage?: { countEvents?(): Promise<number> };
   /** Prepended to every metric name. Default `tilecast_`. */
   prefix?: string;
+  /**
+   * Transports that count what they do (`@tilecast/transport-apns`'s), for
+   * `tilecast_transport_events_total`: their `counters()` are read on each scrape.
+   */
+  transports?: readonly CountingTransport[];
 }
 
 export interface TilecastMetrics {
@@ -53,7 +59,7 @@ export function createTilecastMetrics(options: TilecastMetricsOptions = {}): Til
   });
   const pushes = new Counter({
     name: `${prefix}device_pushes_total`,
-    help: 'Pushes to one device through one transport, by transport, kind (activity, widget) and outcome (delivered, not_connected, failed).',
+    help: 'Pushes to one device through one transport, by transport, kind (activity, widget) and outcome as it happened (delivered, not_connected, skipped, superseded, token_removed, refused, dropped, failed).',
     labelNames: ['transport', 'kind', 'outcome'] as const,
     registers,
   });
@@ -90,6 +96,9 @@ export function createTilecastMetrics(options: TilecastMetricsOptions = {}): Til
   // Zero from the start, so a rate over a fresh instance is 0 rather than absent.
   for (const kind of ['events', 'device']) streams.set({ kind }, 0);
   for (const kind of ['deadline', 'unavailable']) storeErrors.inc({ kind }, 0);
+
+  if (options.transports !== undefined && options.transports.length > 0)
+    registerTransportEvents(registry, `${prefix}transport_events_total`, options.transports);
 
   const countEvents = options.storage?.countEvents?.bind(options.storage);
   if (countEvents !== undefined) registerEventLogGauge(registry, `${prefix}event_log_events`, countEvents);

@@ -100,6 +100,32 @@ describe('createTilecastMetrics', () => {
     expect(await sample(registry, 'tilecast_event_log_events')).toBe(7);
   });
 
+  it("exports each transport's counters as they are at each scrape, by transport and event, with bounded labels", async () => {
+    const counts: Record<string, unknown> = { sent: 3, retried: 1, tokensRemoved: 2, providerTokens: 1 };
+    const apns = { name: 'apns', counters: () => counts };
+    const unnamed = { counters: () => ({ sent: 7 }) };
+    const { registry } = createTilecastMetrics({ transports: [apns, unnamed] });
+    const event = (transport: string, name: string) => sample(registry, 'tilecast_transport_events_total', { transport, event: name });
+    expect([
+      await event('apns', 'sent'),
+      await event('apns', 'retried'),
+      await event('apns', 'tokens_removed'),
+      await event('apns', 'provider_tokens'),
+    ]).toEqual([3, 1, 2, 1]);
+    expect(await event('host', 'sent')).toBe(7);
+    counts.sent = 5;
+    counts.dropped = 4;
+    expect([await event('apns', 'sent'), await event('apns', 'dropped')]).toEqual([5, 4]);
+    // What is not a count under an identifier's name is left out: never a token, an id or text.
+    Object.assign(counts, { 'token:aabbcc': 1, fraction: 0.5, negative: -1, text: 'x', Upper: 1 });
+    const text = await registry.metrics();
+    for (const left of ['aabbcc', 'fraction', 'negative', 'text', 'upper', 'Upper']) expect(text).not.toContain(left);
+  });
+
+  it('has no transport events without transports', () => {
+    expect(createTilecastMetrics().registry.getSingleMetric('tilecast_transport_events_total')).toBeUndefined();
+  });
+
   it('takes a prefix for every name', async () => {
     const { registry, observer } = createTilecastMetrics({ prefix: 'edge_' });
     observer.press!({ outcome: 'accepted' });

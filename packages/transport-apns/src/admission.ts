@@ -11,29 +11,29 @@
  * fan-out keeps thousands of them waiting, and what stays live meanwhile is what young-
  * generation collections copy.
  */
-export class Admission<A, B> {
+export class Admission<A, B, R> {
   private active = 0;
   private budget: number;
   private scheduled = false;
-  private readonly waiting = new Fifo<Waiting<A, B>>();
+  private readonly waiting = new Fifo<Waiting<A, B, R>>();
 
   /** `work(a, b, leave)` is what each admitted push runs (see `run`). */
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
-    private readonly work: Work<A, B>,
+    private readonly work: Work<A, B, R>,
   ) {
     this.budget = perTurn;
   }
 
   /**
-   * Runs `work(a, b, leave)` once a slot is free, and settles as it does. `leave` gives
+   * Runs `work(a, b, leave)` once a slot is free, and settles as it does (with its value). `leave` gives
    * the slot up early (a push waiting to retry); it is given up at the latest when the
    * work settles. Calling `leave` more than once does nothing.
    */
-  run(a: A, b: B): Promise<void> {
+  run(a: A, b: B): Promise<R> {
     if (this.waiting.size === 0 && this.active < this.limit && this.budget > 0) return this.start(a, b);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<R>((resolve, reject) => {
       this.waiting.push({ a, b, resolve, reject });
       this.nextTurn();
     });
@@ -44,7 +44,7 @@ export class Admission<A, B> {
     return { working: this.active, queued: this.waiting.size };
   }
 
-  private start(a: A, b: B): Promise<void> {
+  private start(a: A, b: B): Promise<R> {
     this.active += 1;
     this.budget -= 1;
     this.nextTurn();
@@ -55,7 +55,7 @@ export class Admission<A, B> {
       this.active -= 1;
       if (this.waiting.size > 0) this.nextTurn();
     };
-    let working: Promise<void>;
+    let working: Promise<R>;
     try {
       working = this.work(a, b, leave);
     } catch (error) {
@@ -63,7 +63,10 @@ export class Admission<A, B> {
       return Promise.reject(error);
     }
     return working.then(
-      () => leave(),
+      (value) => {
+        leave();
+        return value;
+      },
       (error: unknown) => {
         leave();
         throw error;
@@ -86,12 +89,12 @@ export class Admission<A, B> {
   }
 }
 
-type Work<A, B> = (a: A, b: B, leave: () => void) => Promise<void>;
+type Work<A, B, R> = (a: A, b: B, leave: () => void) => Promise<R>;
 
-interface Waiting<A, B> {
+interface Waiting<A, B, R> {
   a: A;
   b: B;
-  resolve: () => void;
+  resolve: (value: R) => void;
   reject: (error: unknown) => void;
 }
 

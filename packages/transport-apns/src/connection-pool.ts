@@ -22,6 +22,8 @@ export interface ConnectionPoolOptions {
   maxConcurrentStreams: number;
   requestTimeoutMs: number;
   clock: Clock;
+  /** Source of the reconnect jitter, in [0, 1). */
+  random: () => number;
   /** A connection to `origin` replaced one that was lost. */
   onReconnect: (origin: string) => void;
 }
@@ -48,8 +50,8 @@ export class ConnectionPool implements Connections {
   private connectionTo(origin: string): ApnsConnection {
     let connection = this.connections.get(origin);
     if (connection === undefined) {
-      const { ca, maxConcurrentStreams, requestTimeoutMs, clock, onReconnect } = this.options;
-      connection = new ApnsConnection({ origin, ca, maxConcurrentStreams, requestTimeoutMs, clock, onReconnect: () => onReconnect(origin) });
+      const { ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect } = this.options;
+      connection = new ApnsConnection({ origin, ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect: () => onReconnect(origin) });
       this.connections.set(origin, connection);
     }
     return connection;

@@ -20,7 +20,12 @@ const clock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 const post = (message: FromWorker) => port.postMessage(message);
-const pool = new ConnectionPool({ ...(workerData as WorkerSettings), clock, onReconnect: (origin) => post({ type: 'reconnect', origin }) });
+const pool = new ConnectionPool({
+  ...(workerData as WorkerSettings),
+  clock,
+  random: Math.random,
+  onReconnect: (origin) => post({ type: 'reconnect', origin }),
+});
 
 let accepted: AnswersMessage['accepted'] = [];
 let answers: AnswersMessage['answers'] = [];

@@ -21,6 +21,8 @@ export interface ConnectionOptions {
   maxConcurrentStreams: number;
   requestTimeoutMs: number;
   clock: Clock;
+  /** Source of the reconnect jitter, in [0, 1). */
+  random: () => number;
   /** Called when a connection replaces one that was lost (GOAWAY, error, close). */
   onReconnect: () => void;
 }
@@ -28,15 +30,39 @@ export interface ConnectionOptions {
 /** Requests waiting for a stream started per turn of the event loop at most (see `release`). */
 const STARTS_PER_TURN = 16;
 
+/** The wait before the connection that follows the first one lost without an answer. */
+export const RECONNECT_BASE_MS = 1000;
+/** The longest wait between two connections, however many were lost in a row. */
+export const RECONNECT_MAX_MS = 60_000;
+
+/**
+ * How long to wait before opening a connection after `failures` in a row were lost without
+ * a single answer (GOAWAY on connect, TLS refused, reset): doubling from RECONNECT_BASE_MS
+ * up to RECONNECT_MAX_MS, jittered in [half, whole) so that instances do not come back in
+ * step. Apple treats rapid reconnects as abuse.
+ */
+export function reconnectDelayMs(failures: number, random: () => number): number {
+  const whole = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.max(0, failures - 1));
+  return whole / 2 + (random() * whole) / 2;
+}
+
 /**
  * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
  * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
  * server's SETTINGS say so); requests beyond wait for a free stream, first come first
- * served. The connection keeps the process alive only while streams are open.
+ * served. A connection lost before any answer makes the next one wait (see
+ * `reconnectDelayMs`); requests wait meanwhile, as for a stream. The connection keeps the
+ * process alive only while streams are open.
  */
 export class ApnsConnection {
   private session: ClientHttp2Session | null = null;
   private connectedOnce = false;
+  /** Sessions that received at least one answer: their loss is not a failed connection. */
+  private readonly answeredOn = new WeakSet<ClientHttp2Session>();
+  /** Connections lost in a row without an answer, and the time before which none is opened. */
+  private failures = 0;
+  private reconnectAt = 0;
+  private reconnectTimer: unknown = undefined;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private lastAnswerAt = 0;
@@ -56,23 +82,67 @@ export class ApnsConnection {
   /** POSTs the push with `authorization` (the provider token's) and answers what came of it. */
   request(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
     // A free stream is taken at once: no promise is made for a wait when there is none.
-    if (this.active < this.limit() && this.waiting.length === 0) {
+    if (this.canStart() && this.waiting.length === 0) {
       this.take();
       return this.sendOnTaken(request, authorization);
     }
-    return new Promise((resolve) =>
+    const waited = new Promise<ApnsAnswer>((resolve) =>
       this.waiting.push(() => {
         this.take();
         resolve(this.sendOnTaken(request, authorization));
       }),
     );
+    if (this.backingOff()) this.wakeAtReconnect();
+    return waited;
   }
 
+  /**
+   * Ends the connection now: its open streams fail at once (their requests answer
+   * `network`), rather than when APNs answers them, which a stalled server never does.
+   */
   close(): void {
     this.closed = true;
-    this.session?.close();
+    if (this.reconnectTimer !== undefined) this.options.clock.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.session?.destroy();
     this.session = null;
     for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /** A request may start now: a stream is free, and no connection is being waited for. */
+  private canStart(): boolean {
+    return this.closed || (this.active < this.limit() && !this.backingOff());
+  }
+
+  /** No connection to use, and the last ones were lost too recently to open another. */
+  private backingOff(): boolean {
+    const usable = this.session !== null && !this.session.closed && !this.session.destroyed;
+    return !usable && this.options.clock.now() < this.reconnectAt;
+  }
+
+  /** Waiting requests start once a connection may be opened again (one timer at a time). */
+  private wakeAtReconnect(): void {
+    if (this.reconnectTimer !== undefined || this.closed) return;
+    const { clock } = this.options;
+    this.reconnectTimer = clock.setTimeout(
+      () => {
+        this.reconnectTimer = undefined;
+        this.schedulePump();
+      },
+      Math.max(0, this.reconnectAt - clock.now()),
+    );
+  }
+
+  /** A session ended: without a single answer it is a failed connection, and the next one waits longer. */
+  private lost(session: ClientHttp2Session): void {
+    if (this.answeredOn.has(session)) {
+      this.failures = 0;
+      this.reconnectAt = 0;
+      return;
+    }
+    this.failures += 1;
+    this.reconnectAt = this.options.clock.now() + reconnectDelayMs(this.failures, this.options.random);
+    if (this.waiting.length > 0) this.wakeAtReconnect();
   }
 
   private limit(): number {
@@ -103,10 +173,11 @@ export class ApnsConnection {
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
-      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.length > 0 && (this.active < this.limit() || this.closed); budget--) {
+      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.length > 0 && this.canStart(); budget--) {
         this.waiting.shift()!();
       }
-      if (this.waiting.length > 0 && (this.active < this.limit() || this.closed)) this.schedulePump();
+      if (this.waiting.length > 0 && this.canStart()) this.schedulePump();
+      else if (this.waiting.length > 0 && this.backingOff()) this.wakeAtReconnect();
     });
   }
 
@@ -132,10 +203,15 @@ export class ApnsConnection {
     if (this.connectedOnce) this.options.onReconnect();
     this.connectedOnce = true;
     const session = connect(this.options.origin, this.options.ca === undefined ? {} : { ca: this.options.ca });
+    let ended = false;
     const forget = () => {
       if (this.session === session) this.session = null;
+      if (ended) return;
+      ended = true;
+      this.lost(session);
     };
-    // A lost connection is replaced by the next request; its streams fail on their own.
+    // A lost connection is replaced by the next request (after a wait when it never
+    // answered); its streams fail on their own.
     session.on('error', forget);
     session.on('goaway', forget);
     session.on('close', forget);
@@ -200,6 +276,7 @@ export class ApnsConnection {
       const answered = () => {
         if (settled) return;
         this.lastAnswerAt = clock.now();
+        this.answeredOn.add(session);
         settle({ kind: 'answer', status, reason: reasonOf(text()), retryAfter });
       };
       stream.on('end', () => {

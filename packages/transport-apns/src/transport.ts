@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
+import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type WidgetPush } from '@tilecast/core';
 import { Admission } from './admission.js';
 import type { ApnsAnswer } from './connection.js';
 import { ConnectionPool, type Connections } from './connection-pool.js';
@@ -64,7 +64,7 @@ export interface ApnsCounters {
   sent: number;
   /** Attempts repeated after `429`, `5xx`, a lost stream, a timeout or a renewed provider token. */
   retried: number;
-  /** Pushes given up: expired, retries used up, refused (other 4xx), or the transport closed. */
+  /** Pushes given up: expired, retries used up, refused (other 4xx), or the transport closed (outcomes `dropped` and `refused`). */
   dropped: number;
   /** Device tokens removed after `410 Unregistered`, `400 BadDeviceToken` or `400 DeviceTokenNotForTopic`. */
   tokensRemoved: number;
@@ -81,6 +81,14 @@ export interface ApnsCounters {
 }
 
 export interface ApnsTransport extends DeviceTransport {
+  /**
+   * Each push resolves with what came of it: `delivered` (`200`), `token_removed`,
+   * `refused` (a `4xx` other than a token's, an expired provider token not renewed),
+   * `dropped` (retries used up, expired, the transport closed), `skipped` (no token),
+   * `superseded` (a newer push for the same activity or widget).
+   */
+  pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome>;
   counters(): ApnsCounters;
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
@@ -154,7 +162,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
           onReconnect,
           onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
         })
-      : new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, onReconnect });
+      : new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
   const originOf = (environment: ApnsEnvironment): string => options.origin ?? APNS_ORIGINS[environment];
 
   /** The newest push per key; an older one still waiting to retry gives way. */
@@ -175,9 +183,17 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       sleeping.set(handle, () => resolve(false));
     });
 
-  const drop = (job: Job, why: string, fields: Record<string, unknown> = {}): void => {
+  /** Gives the push up, logged; `refused` when APNs refused it for good, else `dropped`. */
+  const drop = (job: Job, why: string, fields: Record<string, unknown> = {}, outcome: 'dropped' | 'refused' = 'dropped'): PushOutcome => {
     counters.dropped += 1;
     logger.warn(`apns: push dropped (${why})`, { ...aboutJob(job), ...fields });
+    return outcome;
+  };
+
+  /** A push handed over once the transport is closed, or still queued then: dropped without a look at the store. */
+  const dropClosed = (): Promise<PushOutcome> => {
+    counters.dropped += 1;
+    return DROPPED;
   };
 
   /** The `authorization` header of the token in use, made once per token rather than per push. */
@@ -195,7 +211,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return told > 0 ? told + (random() * base) / 2 : base / 2 + (random() * base) / 2;
   };
 
-  const deliver = async (job: Job): Promise<void> => {
+  const deliver = async (job: Job): Promise<PushOutcome> => {
     let retries = 0;
     let renewed = false;
     try {
@@ -203,7 +219,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (closed) return drop(job, 'transport closed');
         if (latest.get(job.key) !== job.seq) {
           counters.superseded += 1;
-          return;
+          return 'superseded';
         }
         if (clock.now() >= job.expiresAtMs) return drop(job, 'expired');
         const bearer = provider.current();
@@ -212,20 +228,20 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
         if (answer.kind === 'answer' && answer.status === 200) {
           counters.sent += 1;
           await job.afterSent?.();
-          return;
+          return 'delivered';
         }
         if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) {
           await registry.removeToken(job.deviceId, job.token);
           counters.tokensRemoved += 1;
           logger.info('apns: device token removed', { ...aboutJob(job), status: answer.status, reason: answer.reason });
-          return;
+          return 'token_removed';
         }
         if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
           // Renewed once per push; `refused` renews at most once per token and never
           // inside Apple's 20 minutes, whatever the number of 403s in flight.
           if (renewed || !provider.refused(bearer)) {
             logger.error('apns: provider token refused as expired', { ...aboutJob(job), renewed });
-            return drop(job, 'provider token refused');
+            return drop(job, 'provider token refused', {}, 'refused');
           }
           renewed = true;
           counters.providerTokens = provider.issued;
@@ -238,7 +254,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
           answer.kind === 'answer' ? { status: answer.status, reason: answer.reason } : { error: answer.kind === 'network' ? answer.error : 'timeout' };
         if (!retryable) {
           if (answer.status === 403) logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...aboutJob(job), ...fields });
-          return drop(job, 'refused', fields);
+          return drop(job, 'refused', fields, 'refused');
         }
         if (retries >= MAX_RETRIES) return drop(job, 'retries used up', fields);
         retries += 1;
@@ -259,11 +275,8 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
    * at 0 and stamped here: it has its final shape from its literal (no property is added
    * per push, which would grow the object).
    */
-  const submit = (job: Job): Promise<void> => {
-    if (closed) {
-      counters.dropped += 1;
-      return Promise.resolve();
-    }
+  const submit = (job: Job): Promise<PushOutcome> => {
+    if (closed) return dropClosed();
     const seq = ++nextSeq;
     latest.set(job.key, seq);
     const expiration = Math.floor(clock.now() / 1000) + APNS_EXPIRATION_S;
@@ -275,7 +288,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   // Enough pushes at work to keep every stream busy while the next ones are looked up,
   // started a few per turn of the event loop (see Admission).
-  const admission = new Admission<string, ActivityPush | WidgetPush>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
+  const admission = new Admission<string, ActivityPush | WidgetPush, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
     'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
   );
 
@@ -312,13 +325,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
   };
 
-  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<void> => {
+  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<PushOutcome> => {
+    if (closed) return dropClosed();
     const registrations = await registry.registrationsOf(deviceId);
     const token =
       registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
     if (registrations === null || token === null) {
       counters.skipped += 1;
-      return;
+      return 'skipped';
     }
     // `timestamp` never goes back for one activity on one device: a push older than
     // one already handed over is stale (APNs would drop it), so it is not sent.
@@ -327,10 +341,10 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     const previous = lastUpdate.get(activityKey);
     if (previous !== undefined && at < previous) {
       counters.superseded += 1;
-      return;
+      return 'superseded';
     }
     lastUpdate.set(activityKey, at);
-    await submit({
+    return submit({
       deviceId,
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
@@ -350,14 +364,15 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     });
   };
 
-  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<void> => {
+  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<PushOutcome> => {
+    if (closed) return dropClosed();
     const registrations = await registry.registrationsOf(deviceId);
     if (registrations === null || registrations.widgets === null) {
       counters.skipped += 1;
-      return;
+      return 'skipped';
     }
     const token = registrations.widgets;
-    await submit({
+    return submit({
       deviceId,
       token,
       key: `${token}\n${push.owner}/${push.slug}`,
@@ -397,6 +412,9 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 }
 
 const WIDGETS_BODY = JSON.stringify({ aps: { 'content-changed': true } });
+
+/** The answer of every push dropped because the transport is closed (one shared promise). */
+const DROPPED: Promise<PushOutcome> = Promise.resolve('dropped');
 
 /** `retry-after` in seconds or as an HTTP date, in milliseconds from now (0 when absent or bad). */
 export function retryAfterMs(header: string | null, now: number): number {

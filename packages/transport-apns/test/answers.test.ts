@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONNECTION_THREADS, activity, flush, rig, T0, TOKENS, until, widget, type Rig } from './support.js';
 
 describe.each(CONNECTION_THREADS)('transport-apns: answers (real-devices §2) (connections on the %s thread)', (connectionThread) => {
@@ -146,6 +146,21 @@ describe.each(CONNECTION_THREADS)('transport-apns: answers (real-devices §2) (c
     await sending;
     expect(r.transport.counters()).toMatchObject({ sent: 0, dropped: 1 });
     expect(r.clock.pendingTimers()).toBe(0);
+  });
+
+  it('close() ends a stalled push at once, and drops the pushes still queued without looking them up', async () => {
+    // Two pushes at work (2 × maxConcurrentStreams), four queued behind them.
+    r = await rig({ connectionThread, maxConcurrentStreams: 1 });
+    r.double.answer({ answer: 'stall', times: 10 });
+    const lookups = vi.spyOn(r.registry, 'registrationsOf');
+    let settled = 0;
+    for (let i = 0; i < 6; i++) void r.transport.pushWidget('phone', widget({ slug: `w${i}` })).then(() => (settled += 1));
+    await r.double.waitForRequests(1);
+    await until(() => lookups.mock.calls.length === 2, 'the pushes at work to be looked up');
+    await r.transport.close();
+    await until(() => settled === 6, 'every push to settle once closed');
+    expect(lookups).toHaveBeenCalledTimes(2);
+    expect(r.transport.counters()).toMatchObject({ sent: 0, dropped: 6 });
   });
 
   it('logs never carry a device token or the signing key', async () => {

@@ -72,7 +72,7 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
    * devices as indexes into its list rather than as waiting pushes, so that what stays live
    * meanwhile, which every young-generation collection copies, stays small.
    */
-  const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<void>): Promise<void> =>
+  const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<unknown>): Promise<void> =>
     new Promise((resolve) => {
       const total = deviceIds.length;
       let next = 0;
@@ -99,7 +99,7 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
         while (next < end) {
           const deviceId = deviceIds[next++]!;
           pending += 1;
-          let sent: Promise<void>;
+          let sent: Promise<unknown>;
           try {
             sent = send(deviceId);
           } catch {

@@ -1,4 +1,4 @@
-import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
+import type { ActivityPush, DeviceTransport, PushResult, WidgetPush } from '../transport/device-transport.js';
 import type { SafeObserver } from '../observer.js';
 import { sseEvent } from '../sse/format.js';
 
@@ -73,8 +73,8 @@ const DONE: Promise<void> = Promise.resolve();
  */
 export function combineTransports(transports: DeviceTransport[]): DeviceTransport {
   if (transports.length === 1) return transports[0]!;
-  const all = (send: (t: DeviceTransport) => Promise<void>): Promise<void> => {
-    let combined: Promise<void> | undefined;
+  const all = (send: (t: DeviceTransport) => Promise<PushResult>): Promise<PushResult> => {
+    let combined: Promise<PushResult> | undefined;
     for (const transport of transports) {
       const sent = attempt(send, transport);
       // The device stream's answer: already delivered, nothing to wait for or chain.
@@ -89,7 +89,7 @@ export function combineTransports(transports: DeviceTransport[]): DeviceTranspor
   };
 }
 
-function attempt(send: (t: DeviceTransport) => Promise<void>, transport: DeviceTransport): Promise<void> {
+function attempt(send: (t: DeviceTransport) => Promise<PushResult>, transport: DeviceTransport): Promise<PushResult> {
   try {
     return send(transport);
   } catch (error) {
@@ -101,7 +101,7 @@ function attempt(send: (t: DeviceTransport) => Promise<void>, transport: DeviceT
  * Settles once both did: rejected with `first`'s reason if it failed, else as `second`.
  * Both get their handlers at once, so that neither is ever an unhandled rejection.
  */
-function afterBoth(first: Promise<void>, second: Promise<void>): Promise<void> {
+function afterBoth(first: Promise<PushResult>, second: Promise<PushResult>): Promise<PushResult> {
   const secondOutcome = second.then(noFailure, (error: unknown) => ({ error }));
   return first.then(
     () => secondOutcome.then(rethrow),
@@ -110,4 +110,4 @@ function afterBoth(first: Promise<void>, second: Promise<void>): Promise<void> {
 }
 
 const noFailure = (): undefined => undefined;
-const rethrow = (outcome: { error: unknown } | undefined): Promise<void> | undefined => (outcome === undefined ? undefined : Promise.reject(outcome.error));
+const rethrow = (outcome: { error: unknown } | undefined): Promise<never> | undefined => (outcome === undefined ? undefined : Promise.reject(outcome.error));

@@ -28,13 +28,36 @@ export interface WidgetPush {
 }
 
 /**
+ * What came of one push, as the transport's promise resolves with it (metrics count these,
+ * not promises):
+ * - `delivered`: the push service (or the device) took it;
+ * - `skipped`: there was nothing to send it to (the device registered no token for it);
+ * - `superseded`: a newer push for the same activity or widget took its place;
+ * - `token_removed`: the push service refused the device's token for good, and it was removed;
+ * - `refused`: the push service refused the push for good (a refusal other than the token's);
+ * - `dropped`: given up (retries used up, expired, no connection, the transport closed).
+ */
+export type PushOutcome = 'delivered' | 'skipped' | 'superseded' | 'token_removed' | 'refused' | 'dropped';
+
+/**
+ * What a push's promise resolves with: its outcome, or nothing, which counts as `delivered`.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: transports written before outcomes return Promise<void>, and must still fit
+export type PushResult = PushOutcome | void;
+
+/** Every `PushOutcome`. */
+export const PUSH_OUTCOMES: readonly PushOutcome[] = ['delivered', 'skipped', 'superseded', 'token_removed', 'refused', 'dropped'];
+
+/**
  * Carries pushes to devices: the reference deployment's SSE device stream, APNs in a
  * real deployment, a recorder in tests. A rejected promise fails only that device's
- * push; it never fails the publisher's request nor blocks other devices.
+ * push; it never fails the publisher's request nor blocks other devices. The promise
+ * resolves with the push's `PushOutcome`; one that resolves with nothing (a transport
+ * that does not tell) counts as `delivered`.
  */
 export interface DeviceTransport {
   /** What push metrics call it (`apns`): a short fixed name, never an address. Default `host`. */
   readonly name?: string;
-  pushActivity(deviceId: string, push: ActivityPush): Promise<void>;
-  pushWidget(deviceId: string, push: WidgetPush): Promise<void>;
+  pushActivity(deviceId: string, push: ActivityPush): Promise<PushResult>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<PushResult>;
 }

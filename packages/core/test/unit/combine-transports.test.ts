@@ -19,7 +19,7 @@ function manual(): DeviceTransport & { calls: string[]; settle(index: number, er
   };
 }
 
-const outcome = (sent: Promise<void>) =>
+const outcome = (sent: Promise<unknown>) =>
   sent.then(
     () => 'ok',
     (error: Error) => error.message,

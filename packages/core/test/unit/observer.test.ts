@@ -3,7 +3,8 @@ import { createMemoryStorage } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 import type { CoreRequest, CoreResult, SseSink } from '../../src/adapter.js';
 import { combineObservers, createTilecast, StorageUnavailableError, type Clock, type Logger, type Observer, type Storage } from '../../src/index.js';
-import type { RequestObservation } from '../../src/observer.js';
+import type { PushObservation, RequestObservation } from '../../src/observer.js';
+import type { PushOutcome } from '../../src/transport/device-transport.js';
 
 const req = (method: string, path: string, authorization?: string, body?: unknown): CoreRequest => ({
   method,
@@ -162,6 +163,30 @@ describe('the observer seam', () => {
       { transport: 'device_stream', kind: 'widget', outcome: 'not_connected' },
       { transport: 'flaky', kind: 'widget', outcome: 'failed' },
     ]);
+    await tilecast.close();
+  });
+
+  it("reports a host transport's push under the outcome its promise resolved with; nothing, or an unknown value, is delivered", async () => {
+    const observer = recorder();
+    const storage = createMemoryStorage();
+    const outcomes: unknown[] = ['refused', 'dropped', 'token_removed', 'skipped', 'superseded', 'delivered', undefined, 'sent'];
+    let next = 0;
+    const tilecast = createTilecast({
+      storage,
+      observer,
+      logger: { info() {}, warn() {}, error() {} },
+      purgeIntervalMs: 0,
+      transport: { name: 'apns', pushActivity: () => Promise.resolve(), pushWidget: () => Promise.resolve(outcomes[next++] as PushOutcome) },
+    });
+    const { token } = await tilecast.management.createAccount({ id: 'acme' });
+    for (let i = 0; i < outcomes.length; i++) await tilecast.management.registerDevice({ id: `phone-${i}`, account: 'acme' });
+    await tilecast.management.createWidget({ account: 'acme', slug: 'boiler', template: 'gauge' });
+    expect(await tilecast.handle(req('PATCH', '/widget/boiler', `Token ${token}`, gauge))).toMatchObject({ status: 200 });
+    await tilecast.idle();
+    const reported = observer.calls
+      .filter(([name, value]) => name === 'pushSettled' && (value as PushObservation).transport === 'apns')
+      .map(([, value]) => (value as PushObservation).outcome);
+    expect(reported).toEqual(['refused', 'dropped', 'token_removed', 'skipped', 'superseded', 'delivered', 'delivered', 'delivered']);
     await tilecast.close();
   });
 

@@ -73,6 +73,11 @@ export interface ApnsDouble {
   waitForRequests(count: number): Promise<void>;
   /** Answers every stalled stream that is still open (default `200`). */
   releaseStalled(answer?: { status: number; reason?: string }): void;
+  /**
+   * While on, every connection accepted gets GOAWAY at once and is closed, before it
+   * answers anything (an APNs host that turns connections away; `received` stays as it is).
+   */
+  goawayOnConnect(on?: boolean): void;
   /** Streams open now, the most ever open at once, and connections accepted. */
   stats(): { openStreams: number; peakOpenStreams: number; connections: number };
   close(): Promise<void>;
@@ -103,12 +108,17 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   let connections = 0;
   let openStreams = 0;
   let peakOpenStreams = 0;
+  let turningAway = false;
 
   server.on('session', (session) => {
     sessions.add(session);
     sessionIds.set(session, ++connections);
     session.on('close', () => sessions.delete(session));
     session.on('error', () => {});
+    if (turningAway) {
+      session.goaway(constants.NGHTTP2_NO_ERROR, 0, Buffer.from(JSON.stringify({ reason: 'Shutdown' })));
+      session.close();
+    }
   });
 
   const record = (entry: ReceivedPush) => {
@@ -134,6 +144,10 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   };
 
   server.on('stream', (stream, headers) => {
+    if (turningAway) {
+      stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
     openStreams += 1;
     peakOpenStreams = Math.max(peakOpenStreams, openStreams);
     stream.on('close', () => {
@@ -266,6 +280,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
       for (const stream of [...stalled]) respond(stream, answer.status, answer.reason ?? null);
       stalled.clear();
     },
+    goawayOnConnect: (on = true) => void (turningAway = on),
     stats: () => ({ openStreams, peakOpenStreams, connections }),
     async close() {
       for (const session of sessions) session.destroy();
