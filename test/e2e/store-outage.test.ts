@@ -110,14 +110,20 @@ describe.each(adapters)('a store outage through %s', (adapter) => {
     for (const s of open) s.close();
   });
 
-  it('GET /device/stream answers the outage stream too, when the device lookup or the snapshot fails', async () => {
-    for (const step of ['findDeviceByTokenHash', 'listWidgets']) {
+  it('GET /device/stream answers the outage stream too, when the device lookup, the slot or the snapshot fails', async () => {
+    for (const step of ['findDeviceByTokenHash', 'acquireDeviceStreamSlot', 'listWidgets']) {
       store.down(undefined, [step]);
       const stream = await openSse(`${api.url}/device/stream`, { authorization: `Device ${f.deviceToken}` });
       expect({ step, status: stream.status }).toEqual({ step, status: 200 });
       await stream.ended;
       expect(stream.frames.map((frame) => frame.raw)).toEqual(['retry: 1000']);
     }
+    // The slot of the stream whose snapshot failed was given back: four streams still open.
+    store.up();
+    const open = [];
+    for (let i = 0; i < 4; i++) open.push(await openSse(`${api.url}/device/stream`, { authorization: `Device ${f.deviceToken}` }));
+    expect(open.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    for (const s of open) s.close();
   });
 
   it('an unexpected store error is not an outage: 500 everywhere, GET /events included, and logged as a failure', async () => {

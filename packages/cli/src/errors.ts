@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isStorageUnavailable, UnknownRecordError } from '@tilecast/core';
+import { InvalidArgumentError, isStorageUnavailable, OwnDeviceShareError, UnknownRecordError } from '@tilecast/core';
 import { isConnectionFailure } from '@tilecast/storage-postgres';
 
 /** The exit codes of `tilecast` (documented in its README and `--help`). */
@@ -34,8 +34,9 @@ const REFUSED_SETTINGS = /^(28|3D)/;
 /** The one line and the exit code an error ends the command with. */
 export function reportOf(error: unknown, where: string): { message: string; exitCode: ExitCode } {
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
-  // The management API's errors: a record it was told about is missing (1), or the input is invalid (2).
-  if (error instanceof UnknownRecordError) return { message: error.message, exitCode: EXIT.failed };
+  // The management API's errors: a record it was told about is missing or refuses the change
+  // (a share with a device of the widget's own account) (1), or the input is invalid (2).
+  if (error instanceof UnknownRecordError || error instanceof OwnDeviceShareError) return { message: error.message, exitCode: EXIT.failed };
   if (error instanceof InvalidArgumentError) return { message: error.message, exitCode: EXIT.usage };
   const message = error instanceof Error ? error.message : String(error);
   if (isStorageUnavailable(error) || isConnectionFailure(error)) {

@@ -280,6 +280,18 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     await expectFailure(['widgets', 'unshare', 'acme', 'lights', 'guest-phone'], 1, /widget "acme\/lights" is not shared with device "guest-phone"/);
   });
 
+  it("widgets share refuses a device of the widget's own account (it shows the widget already), and shares nothing", async () => {
+    await cliJson('devices', 'register', 'acme', 'own-phone');
+    await expectFailure(
+      ['widgets', 'share', 'acme', 'lights', 'own-phone'],
+      1,
+      /^tilecast widgets share: device "own-phone" belongs to account "acme": it shows widget "acme\/lights" already$/m,
+    );
+    expect(await store.listWidgetShares('acme', 'lights')).toEqual([]);
+    expect(await store.listWidgetsSharedWith('own-phone')).toEqual([]);
+    expect(await cliJson('devices', 'remove', 'own-phone')).toEqual({ id: 'own-phone', deleted: true });
+  });
+
   it('seed apply creates only what is missing, as at start-up; tokens are printed only for what it created', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tilecast-cli-'));
     const seedPath = join(dir, 'seed.json');

@@ -4,10 +4,10 @@ import type { Clock } from './clock.js';
 import type { SseDeviceTransport } from './devices/sse-device-transport.js';
 import type { EventBus } from './events/event-bus.js';
 import type { FrameCache } from './events/frame-cache.js';
-import type { EventStreamSlots } from './events/stream-slots.js';
 import type { Logger } from './logger.js';
 import type { SafeObserver } from './observer.js';
 import type { CredentialWatch } from './sse/credential-watch.js';
+import type { StreamSlots } from './sse/stream-slots.js';
 import type { DeviceFanout } from './devices/fanout.js';
 import type { StoredEvent } from './storage/records.js';
 import type { Storage } from './storage/storage.js';
@@ -30,8 +30,8 @@ export interface TilecastContext {
   bus: EventBus;
   /** Recent events, framed once for all streams. */
   frames: FrameCache;
-  /** Renews the `/events` stream slots this instance holds. */
-  eventStreamSlots: EventStreamSlots;
+  /** Renews the stream slots (`/events`, `/device/stream`) this instance holds. */
+  streamSlots: StreamSlots;
   /** Ends this instance's streams whose token, subscription or device changed. */
   credentialWatch: CredentialWatch;
   /** Open `/device/stream` connections of this instance. */

@@ -23,6 +23,7 @@ export type ServiceError =
   | { kind: 'payload_too_large' }
   | { kind: 'unsupported_media_type' }
   | { kind: 'too_many_event_streams' }
+  | { kind: 'too_many_device_streams' }
   | { kind: 'invalid_subject_filter'; value: string }
   | { kind: 'too_many_presses' }
   | { kind: 'route_not_found' }

@@ -6,7 +6,7 @@ import type { Storage } from './storage/storage.js';
 export const PURGE_BATCH = 500;
 
 /**
- * Removes expired events, press keys, event-stream slots and claims in bounded batches, every
+ * Removes expired events, press keys, stream slots (events, devices) and claims in bounded batches, every
  * `intervalMs`; rounds that hit the batch size are followed at once by another.
  * Returns the stop function.
  */

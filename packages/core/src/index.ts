@@ -11,6 +11,7 @@ export type { DeviceAuthenticator } from './auth/device-authentication.js';
 export type { SseTimings } from './sse/connection.js';
 export { MAX_QUEUED_BYTES } from './sse/connection.js';
 export { MAX_EVENT_STREAMS } from './events/event-stream.js';
+export { MAX_DEVICE_STREAMS } from './devices/device-stream.js';
 export { CONFIRMATION_WINDOW_MS, EVENT_LIFETIME_MS, EVENT_TYPE } from './presses/press-intake.js';
 export { pressEventId } from './presses/event-id.js';
 export { TilecastError, isTilecastError, StorageUnavailableError, isStorageUnavailable } from './errors.js';

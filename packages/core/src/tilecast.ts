@@ -6,7 +6,7 @@ import { combineTransports, createSseDeviceTransport } from './devices/sse-devic
 import { isStorageUnavailable, isTilecastError } from './errors.js';
 import { describeError } from './sse/outage.js';
 import { createEventBus } from './events/event-bus.js';
-import { createEventStreamSlots } from './events/stream-slots.js';
+import { createStreamSlots } from './sse/stream-slots.js';
 import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.js';
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
@@ -153,7 +153,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger, observer });
-  const eventStreamSlots = createEventStreamSlots(storage, clock, logger);
+  const streamSlots = createStreamSlots(storage, clock, logger);
   const credentialWatch = createCredentialWatch(storage, clock, logger, options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS);
   const sseConnections = createSseConnectionRegistry(observer);
   // Whose request it was, for the request observation: noted by authentication, only when observed.
@@ -171,7 +171,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     webhooks,
     bus,
     frames: createFrameCache(),
-    eventStreamSlots,
+    streamSlots,
     credentialWatch,
     sseDeviceTransport,
     sseConnections,
@@ -216,7 +216,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       devices.close();
       webhooks.close();
       bus.close();
-      eventStreamSlots.close();
+      streamSlots.close();
       credentialWatch.close();
       await Promise.all([devices.idle(), webhooks.idle()]);
     },

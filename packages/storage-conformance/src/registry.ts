@@ -7,12 +7,13 @@ import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
-import { eventStreamSlotTests } from './concerns/event-stream-slots.js';
 import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
 import { pressTargetTests } from './concerns/press-targets.js';
 import { purgeTests } from './concerns/purge.js';
+import { shareEdgeTests } from './concerns/share-edges.js';
+import { deviceStreamSlotTests, eventStreamSlotTests } from './concerns/stream-slots.js';
 import { tokenBucketTests } from './concerns/token-buckets.js';
 import { unholdableValueTests } from './concerns/unholdable-values.js';
 import { webhookTests } from './concerns/webhooks.js';
@@ -44,6 +45,8 @@ export const storageConcerns = {
   unholdableValues: { title: 'values no store can hold', define: unholdableValueTests },
   seedCreatesOnly: { title: 'create-if-absent (seed)', define: createIfAbsentTests },
   apnsRegistrations: { title: 'APNs registrations', define: apnsRegistrationTests },
+  deviceStreamSlots: { title: 'device-stream slots', define: deviceStreamSlotTests },
+  shareEdges: { title: 'shares with devices of other accounts only', define: shareEdgeTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

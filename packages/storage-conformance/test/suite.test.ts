@@ -38,6 +38,8 @@ describe('runStorageConformance options', () => {
       'unholdableValues',
       'seedCreatesOnly',
       'apnsRegistrations',
+      'deviceStreamSlots',
+      'shareEdges',
     ]);
   });
 });

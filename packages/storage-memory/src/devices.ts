@@ -8,19 +8,25 @@ function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: stri
   if (ids?.size === 0) state.devicesByAccount.delete(accountId);
 }
 
-/** Removes a device, its token index entry and every share naming it. */
+/** Removes every share naming the device. */
+function unshareAll(state: MemoryState, deviceId: string): void {
+  for (const key of state.sharesByDevice.get(deviceId) ?? []) {
+    const [accountId, slug] = parsePairKey(key);
+    state.widgets.get(accountId)?.get(slug)?.shares.delete(deviceId);
+  }
+  state.sharesByDevice.delete(deviceId);
+}
+
+/** Removes a device, its token index entry, every share naming it, its APNs tokens and stream slots. */
 export function removeDevice(state: MemoryState, deviceId: string): boolean {
   const device = state.devices.get(deviceId);
   if (!device) return false;
   state.devices.delete(deviceId);
   state.deviceByToken.delete(device.tokenHash);
   unlinkFromAccount(state, device.accountId, deviceId);
-  for (const key of state.sharesByDevice.get(deviceId) ?? []) {
-    const [accountId, slug] = parsePairKey(key);
-    state.widgets.get(accountId)?.get(slug)?.shares.delete(deviceId);
-  }
-  state.sharesByDevice.delete(deviceId);
+  unshareAll(state, deviceId);
   forgetApnsOf(state, deviceId);
+  state.deviceStreamSlots.delete(deviceId);
   return true;
 }
 
@@ -35,8 +41,13 @@ export function deviceMethods(state: MemoryState): DeviceStore {
       }
       const previous = state.devices.get(device.id);
       if (previous) {
-        // A rotated token or a moved device loses its APNs registrations (real-devices §1).
-        if (previous.tokenHash !== device.tokenHash || previous.accountId !== device.accountId) forgetApnsOf(state, device.id);
+        // A rotated token or a moved device loses its APNs registrations (real-devices §1) and
+        // its stream slots; a moved device also loses the shares made for its old account.
+        if (previous.tokenHash !== device.tokenHash || previous.accountId !== device.accountId) {
+          forgetApnsOf(state, device.id);
+          state.deviceStreamSlots.delete(device.id);
+        }
+        if (previous.accountId !== device.accountId) unshareAll(state, device.id);
         state.deviceByToken.delete(previous.tokenHash);
         unlinkFromAccount(state, previous.accountId, device.id);
       }

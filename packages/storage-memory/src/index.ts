@@ -6,7 +6,7 @@ import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
-import { eventStreamSlotMethods } from './event-stream-slots.js';
+import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
 import { createState, type MemoryState } from './state.js';
@@ -23,6 +23,7 @@ export interface MemoryStorageStats {
   shares: number;
   events: number;
   eventStreamSlots: number;
+  deviceStreamSlots: number;
   buckets: number;
   pressKeys: number;
   throttleWindows: number;
@@ -53,6 +54,7 @@ function stats(state: MemoryState): MemoryStorageStats {
     shares: sum(widgets.map((entry) => entry.shares.size)),
     events: sum([...state.events.values()].map((log) => log.events.length)),
     eventStreamSlots: sum([...state.eventStreamSlots.values()].map((slots) => slots.size)),
+    deviceStreamSlots: sum([...state.deviceStreamSlots.values()].map((slots) => slots.size)),
     buckets: state.buckets.size,
     pressKeys: state.presses.size,
     throttleWindows: state.throttle.size,
@@ -83,6 +85,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...credentialMethods(state),
     ...eventMethods(state),
     ...eventStreamSlotMethods(state),
+    ...deviceStreamSlotMethods(state),
     ...pressMethods(state),
     ...throttleMethods(state),
     ...webhookMethods(state),

@@ -1,5 +1,5 @@
 import { purgeEvents } from './events.js';
-import { purgeEventStreamSlots } from './event-stream-slots.js';
+import { purgeStreamSlots } from './stream-slots.js';
 import { bucketIsFull } from './presses.js';
 import { newExpiryOrder, type ExpiryOrder, type MemoryState } from './state.js';
 
@@ -29,7 +29,7 @@ function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => 
 }
 
 /**
- * `purgeExpired`: removes expired events, press keys, event-stream slots and delivery
+ * `purgeExpired`: removes expired events, press keys, event- and device-stream slots and delivery
  * claims (counted, as every store counts them), then frees state that is indistinguishable from absent
  * state (full token buckets, ended throttle windows; not counted), so memory stays bounded.
  */
@@ -38,7 +38,8 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
     purgeEvents(state, now, batch) +
     purgeMap(state.presses, batch, (press) => press.expiresAt <= now, state.pressOrder) +
     purgePressNotes(state, now, batch) +
-    purgeEventStreamSlots(state, now, batch) +
+    purgeStreamSlots(state.eventStreamSlots, now, batch) +
+    purgeStreamSlots(state.deviceStreamSlots, now, batch) +
     purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now, state.claimOrder);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
   purgeMap(state.throttle, batch, (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now);

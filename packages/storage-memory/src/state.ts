@@ -63,6 +63,8 @@ export interface MemoryState {
   events: Map<string, EventLog>;
   /** accountId → slotId → expiresAt. */
   eventStreamSlots: Map<string, Map<string, number>>;
+  /** deviceId → slotId → expiresAt. */
+  deviceStreamSlots: Map<string, Map<string, number>>;
   buckets: Map<string, Bucket>;
   presses: Map<string, { eventId: string; expiresAt: number }>;
   /** Press notes: widgetKey → deviceId → until. */
@@ -110,6 +112,7 @@ export function createState(): MemoryState {
     sharesByDevice: new Map(),
     events: new Map(),
     eventStreamSlots: new Map(),
+    deviceStreamSlots: new Map(),
     buckets: new Map(),
     presses: new Map(),
     pressNotes: new Map(),

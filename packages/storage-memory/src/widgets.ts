@@ -78,7 +78,9 @@ export function widgetMethods(state: MemoryState): WidgetStore {
 
     async shareWidget(accountId, slug, deviceId) {
       const entry = findWidget(state, accountId, slug);
-      if (!entry || !state.devices.has(deviceId)) return false;
+      const device = state.devices.get(deviceId);
+      // A device of the widget's own account shows it already: a share would list it twice.
+      if (!entry || !device || device.accountId === accountId) return false;
       entry.shares.add(deviceId);
       let shared = state.sharesByDevice.get(deviceId);
       if (!shared) {

@@ -12,6 +12,7 @@ const empty: MemoryStorageStats = {
   shares: 0,
   events: 0,
   eventStreamSlots: 0,
+  deviceStreamSlots: 0,
   buckets: 0,
   pressKeys: 0,
   throttleWindows: 0,
@@ -45,6 +46,7 @@ describe('memory storage', () => {
     await storage.shareWidget('acme', 'panel', 'other-phone');
     await storage.appendEvent('acme', event(T0));
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
+    await storage.acquireDeviceStreamSlot('acme-phone', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
 
     await storage.deleteAccount('acme');
 
@@ -62,13 +64,22 @@ describe('memory storage', () => {
     const note = { widgetKey: 'acme/panel', deviceId: 'phone', until: T0 + 10_000 };
     await storage.admitPress({ key: 'acme/panel/r1', keyExpiresAt: T0 + 10, rules: [fast, slow], now: T0, note, accountId: 'acme', event: event(T0 + 10_000) });
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 10 });
+    await storage.acquireDeviceStreamSlot('phone', 'lease', { max: 4, now: T0, ttlMs: 10 });
     await storage.claimWebhookDelivery('e1', '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 10 });
     await storage.claimWidgetPush('acme/quiet', { now: T0, windowMs: 10 }); // window ends at T0 + 10, nothing pending
     await storage.claimWidgetPush('acme/busy', { now: T0, windowMs: 10 });
     await storage.claimWidgetPush('acme/busy', { now: T0 + 1, windowMs: 10 }); // a trailing push is pending
-    expect(storage.stats()).toMatchObject({ events: 2, pressKeys: 1, eventStreamSlots: 1, deliveryClaims: 1, buckets: 2, throttleWindows: 2 });
+    expect(storage.stats()).toMatchObject({
+      events: 2,
+      pressKeys: 1,
+      eventStreamSlots: 1,
+      deviceStreamSlots: 1,
+      deliveryClaims: 1,
+      buckets: 2,
+      throttleWindows: 2,
+    });
 
-    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(4);
+    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(5);
     expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1, throttleWindows: 1 });
     // The pending trailing push survives the purge and is still claimed once.
     expect(await storage.claimTrailingPush('acme/busy', { now: T0 + 10, windowMs: 10 })).toBe(true);

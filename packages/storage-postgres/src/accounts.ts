@@ -45,6 +45,7 @@ export function accountMethods({ db, t }: Ctx): AccountStore {
       return transaction(db, async (client) => {
         await client.query(`DELETE FROM ${t.activities} WHERE account_id = $1`, [accountId]);
         await client.query(`DELETE FROM ${t.widgets} WHERE account_id = $1`, [accountId]); // shares, outcomes cascade
+        await client.query(`DELETE FROM ${t.deviceStreamLeases} WHERE device_id IN (SELECT id FROM ${t.devices} WHERE account_id = $1)`, [accountId]);
         await client.query(`DELETE FROM ${t.devices} WHERE account_id = $1`, [accountId]); // shares naming them cascade
         await client.query(`DELETE FROM ${t.events} WHERE account_id = $1`, [accountId]);
         await client.query(`DELETE FROM ${t.eventCounters} WHERE account_id = $1`, [accountId]);

@@ -65,6 +65,7 @@ export interface Tables {
   eventCounters: string;
   events: string;
   streamLeases: string;
+  deviceStreamLeases: string;
   tokenBuckets: string;
   pressKeys: string;
   pressNotes: string;
@@ -88,6 +89,7 @@ export function tables(schema: string): Tables {
     eventCounters: `${q}.event_counters`,
     events: `${q}.events`,
     streamLeases: `${q}.stream_leases`,
+    deviceStreamLeases: `${q}.device_stream_leases`,
     tokenBuckets: `${q}.token_buckets`,
     pressKeys: `${q}.press_keys`,
     pressNotes: `${q}.press_notes`,

@@ -13,21 +13,25 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
   return {
     async upsertDevice(device) {
       try {
-        // A rotated token or a moved device loses its APNs registrations. The device row is
-        // locked first, in a statement of its own: a registration write in flight (which
-        // holds it FOR SHARE) has then committed, and the next statement's snapshot sees
-        // what it wrote; a later one waits and finds the new token hash.
+        // A rotated token or a moved device loses its APNs registrations and stream slots; a
+        // moved device also loses the shares made for its old account. The device row is
+        // locked first, in a statement of its own: a registration or share write in flight
+        // (which holds it FOR SHARE) has then committed, and the next statement's snapshot
+        // sees what it wrote; a later one waits and finds the new token hash and account.
         await transaction(db, async (client) => {
           await client.query(`SELECT 1 FROM ${t.devices} WHERE id = $1 FOR UPDATE`, [device.id]);
           await client.query(
             `WITH previous AS (SELECT account_id, token_hash FROM ${t.devices} WHERE id = $1),
            changed AS (SELECT 1 FROM previous WHERE account_id <> $2 OR token_hash <> $3),
+           moved AS (SELECT 1 FROM previous WHERE account_id <> $2),
            upserted AS (
              INSERT INTO ${t.devices} (id, account_id, token_hash) VALUES ($1, $2, $3)
              ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, token_hash = EXCLUDED.token_hash
              RETURNING id
            ),
-           registrations AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed))
+           registrations AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)),
+           leases AS (DELETE FROM ${t.deviceStreamLeases} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)),
+           shares AS (DELETE FROM ${t.widgetShares} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM moved))
            DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)`,
             [device.id, device.accountId, device.tokenHash],
           );
@@ -38,9 +42,14 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
       }
     },
 
-    // Shares and APNs registrations naming the device go with it (ON DELETE CASCADE).
+    // Shares and APNs registrations naming the device go with it (ON DELETE CASCADE), its
+    // stream slots in the same statement.
     async deleteDevice(deviceId) {
-      const result = await db.query(`DELETE FROM ${t.devices} WHERE id = $1`, [deviceId]);
+      const result = await db.query(
+        `WITH leases AS (DELETE FROM ${t.deviceStreamLeases} WHERE device_id = $1)
+         DELETE FROM ${t.devices} WHERE id = $1`,
+        [deviceId],
+      );
       return (result.rowCount ?? 0) > 0;
     },
 

@@ -9,7 +9,7 @@ import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from '.
 import { type Deadlines, DEFAULT_DEADLINES, guardedPool, readDeadlines } from './deadlines.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
-import { eventStreamSlotMethods } from './event-stream-slots.js';
+import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
@@ -144,6 +144,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       ...credentialMethods(ctx),
       ...eventMethods(ctx),
       ...eventStreamSlotMethods(ctx),
+      ...deviceStreamSlotMethods(ctx),
       ...pressMethods(ctx),
       ...throttleMethods(ctx),
       ...webhookMethods(ctx),

@@ -161,6 +161,25 @@ const MIGRATIONS: Migration[] = [
       `CREATE INDEX apns_activity_tokens_activity ON ${t.apnsActivityTokens} (account_id, slug)`,
     ],
   },
+  {
+    version: 3,
+    name: 'device stream leases, shares with other accounts only',
+    statements: (t) => [
+      // The slots of `GET /device/stream`, like `stream_leases` per device. No foreign key:
+      // the device's removal or new credential deletes them (as `deleteAccount` does those
+      // of an account), and an acquire racing a removal must not fail on a constraint.
+      `CREATE TABLE ${t.deviceStreamLeases} (
+        device_id text NOT NULL,
+        lease_id text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (device_id, lease_id)
+      )`,
+      `CREATE INDEX device_stream_leases_expires_at ON ${t.deviceStreamLeases} (expires_at)`,
+      // A widget is no longer shared with a device of its own account (it was listed and
+      // pushed twice there): the shares made before are dropped.
+      `DELETE FROM ${t.widgetShares} s USING ${t.devices} d WHERE d.id = s.device_id AND d.account_id = s.account_id`,
+    ],
+  },
 ];
 
 /** The newest migration version this package knows. */

@@ -30,6 +30,7 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
       [t.pressKeys, '@expires_at <= $1'],
       [t.pressNotes, '@until <= $1'],
       [t.streamLeases, '@expires_at <= $1'],
+      [t.deviceStreamLeases, '@expires_at <= $1'],
       [t.webhookClaims, '@expires_at <= $1'],
     ],
     uncounted: [
@@ -44,7 +45,7 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
 /**
  * `purgeExpired`: at most `batch` rows of each kind, each kind its own short statement
  * (autocommit), returning the number of expired events, press keys, press notes,
- * event-stream slots and delivery claims removed; full token buckets and ended throttle windows are freed too,
+ * event- and device-stream slots and delivery claims removed; full token buckets and ended throttle windows are freed too,
  * uncounted. Event counters stay: positions are never reused.
  */
 export async function purgeExpired({ db, t }: Ctx, now: number, batch: number): Promise<number> {

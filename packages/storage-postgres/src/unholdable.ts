@@ -9,10 +9,13 @@ import {
   type CredentialStore,
   type DeviceIdentity,
   type DeviceStore,
+  type DeviceStreamSlotStore,
   type EventStore,
   type EventStreamSlotStore,
   type PressStore,
   type PushThrottleStore,
+  type SlotAcquisition,
+  type SlotRenewal,
   type SeedStore,
   type WebhookStore,
   type WidgetStore,
@@ -29,6 +32,7 @@ export type KeyedMethods = AccountStore &
   CredentialStore &
   EventStore &
   EventStreamSlotStore &
+  DeviceStreamSlotStore &
   PressStore &
   PushThrottleStore &
   WebhookStore &
@@ -43,6 +47,25 @@ const NULL = Promise.resolve(null);
 const FALSE = Promise.resolve(false);
 const TRUE = Promise.resolve(true);
 const NONE = Promise.resolve();
+
+/** The three calls of one kind of stream slots (an account's event streams, a device's streams). */
+interface SlotCalls {
+  acquire(ownerId: string, slotId: string, terms: SlotAcquisition): Promise<boolean>;
+  renew(ownerId: string, slotId: string, terms: SlotRenewal): Promise<boolean>;
+  release(ownerId: string, slotId: string): Promise<void>;
+}
+
+/** Stream slots of any kind, guarded alike: a lease is a write, its renewal and release a change. */
+function guardSlots(calls: SlotCalls): SlotCalls {
+  return {
+    acquire: async (ownerId, slotId, terms) => {
+      refuseUnholdable('a stream lease', ownerId, slotId);
+      return calls.acquire(ownerId, slotId, terms);
+    },
+    renew: (ownerId, slotId, terms) => (holdable(ownerId, slotId) ? calls.renew(ownerId, slotId, terms) : FALSE),
+    release: (ownerId, slotId) => (holdable(ownerId, slotId) ? calls.release(ownerId, slotId) : NONE),
+  };
+}
 
 /**
  * The `Storage` rule for strings no store can hold (a NUL, a lone surrogate), in one place:
@@ -63,6 +86,8 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
     }
     return { ok: false, reason: writeRefusal(credentialHolds, null, guard) ?? 'not_found' };
   };
+  const eventSlots = guardSlots({ acquire: m.acquireEventStreamSlot, renew: m.renewEventStreamSlot, release: m.releaseEventStreamSlot });
+  const deviceSlots = guardSlots({ acquire: m.acquireDeviceStreamSlot, renew: m.renewDeviceStreamSlot, release: m.releaseDeviceStreamSlot });
   const writable = (accountId: string, slug: string, guard: WriteGuard | undefined): boolean =>
     holdable(accountId, slug) && (guard?.tokenHash === undefined || isHoldable(guard.tokenHash));
 
@@ -150,19 +175,19 @@ export function guardUnholdable(m: KeyedMethods): KeyedMethods {
       return { accounts: answer(accounts, asked.accounts), devices: answer(devices, asked.devices) };
     },
 
-    // ── event log and event-stream slots
+    // ── event log and stream slots
     appendEvent: async (id, event) => {
       refuseUnholdable('an account id', id);
       return m.appendEvent(id, event);
     },
     readEvents: (id, read) => (holdable(id) ? m.readEvents(id, read) : Promise.resolve([])),
     lastEventPosition: (id) => (holdable(id) ? m.lastEventPosition(id) : Promise.resolve(0)),
-    acquireEventStreamSlot: async (id, slotId, terms) => {
-      refuseUnholdable('a stream lease', id, slotId);
-      return m.acquireEventStreamSlot(id, slotId, terms);
-    },
-    renewEventStreamSlot: (id, slotId, terms) => (holdable(id, slotId) ? m.renewEventStreamSlot(id, slotId, terms) : FALSE),
-    releaseEventStreamSlot: (id, slotId) => (holdable(id, slotId) ? m.releaseEventStreamSlot(id, slotId) : NONE),
+    acquireEventStreamSlot: eventSlots.acquire,
+    renewEventStreamSlot: eventSlots.renew,
+    releaseEventStreamSlot: eventSlots.release,
+    acquireDeviceStreamSlot: deviceSlots.acquire,
+    renewDeviceStreamSlot: deviceSlots.renew,
+    releaseDeviceStreamSlot: deviceSlots.release,
 
     // ── presses and the push throttle
     admitPress: async (press) => {

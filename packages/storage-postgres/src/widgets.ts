@@ -121,13 +121,14 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         const { rows } = await db.query(
           `INSERT INTO ${t.widgetShares} (account_id, slug, device_id)
            SELECT w.account_id, w.slug, d.id FROM ${t.widgets} w, ${t.devices} d
-           WHERE w.account_id = $1 AND w.slug = $2 AND d.id = $3
+           WHERE w.account_id = $1 AND w.slug = $2 AND d.id = $3 AND d.account_id <> w.account_id
+           FOR SHARE OF d
            ON CONFLICT DO NOTHING
            RETURNING 1`,
           [accountId, slug, deviceId],
         );
         if (rows.length > 0) return true;
-        // Nothing inserted: either already shared (true) or something is missing (false).
+        // Nothing inserted: either already shared (true), or something is missing or the device is of the widget's account (false).
         const existing = await db.query(`SELECT 1 FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 AND device_id = $3`, [accountId, slug, deviceId]);
         return existing.rows.length > 0;
       } catch (error) {

@@ -51,24 +51,45 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('migrations', () => {
     it('are versioned and idempotent', async () => {
       const schema = newSchema('mig');
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2], version: 2 });
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 2 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3], version: 3 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 3 });
       const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-      expect(rows.map((row) => Number(row.version))).toEqual([1, 2]);
+      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3]);
     });
 
     it('upgrade a version 1 schema with data to APNs registrations (version 2)', async () => {
       const schema = newSchema('mig2');
       await migrate(backend.admin, { schema });
-      // Back to version 1 as released: without the tables of version 2.
-      await backend.admin.query(`DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations`);
-      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 2`);
+      // Back to version 1 as released: without the tables of versions 2 and 3.
+      await backend.admin.query(`DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations, "${schema}".device_stream_leases`);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2], version: 2 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3], version: 3 });
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
       expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
       expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
+    });
+
+    it("upgrade a version 2 schema to device-stream leases (version 3), dropping the shares with devices of the widget's own account", async () => {
+      const schema = newSchema('mig3');
+      await migrate(backend.admin, { schema });
+      // Back to version 2 as released: without the table of version 3, and with shares it allowed.
+      await backend.admin.query(`DROP TABLE "${schema}".device_stream_leases`);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 3`);
+      const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
+      await store.putWidget({ accountId: 'acme', slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+      await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('own-phone', 'acme', $1), ('guest-phone', 'guest', $2)`, [
+        'b'.repeat(64),
+        'c'.repeat(64),
+      ]);
+      await backend.admin.query(
+        `INSERT INTO "${schema}".widget_shares (account_id, slug, device_id) VALUES ('acme', 'lights', 'own-phone'), ('acme', 'lights', 'guest-phone')`,
+      );
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3], version: 3 });
+      expect(await store.listWidgetShares('acme', 'lights')).toEqual(['guest-phone']);
+      expect(await store.acquireDeviceStreamSlot('own-phone', 'slot', { max: 1, now: 1, ttlMs: 1_000 })).toBe(true);
+      expect(await store.acquireDeviceStreamSlot('own-phone', 'other', { max: 1, now: 1, ttlMs: 1_000 })).toBe(false);
     });
 
     it('readSchemaVersion answers 0 for a schema never migrated, then the version migrate reached, creating nothing', async () => {
@@ -87,8 +108,8 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const schema = newSchema('migc');
       const pools = Array.from({ length: 4 }, () => backend.newPool());
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2], version: 2 }]);
-      expect(results.every((r) => r.version === 2)).toBe(true);
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3], version: 3 }]);
+      expect(results.every((r) => r.version === 3)).toBe(true);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {

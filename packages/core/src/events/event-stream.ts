@@ -1,21 +1,29 @@
-import { randomUUID } from 'node:crypto';
 import type { TilecastContext } from '../context.js';
-import { fail } from '../errors.js';
 import type { CoreRequest, CoreResult, SseSink } from '../http/types.js';
 import type { AccountRecord } from '../storage/records.js';
 import { sseRetry } from '../sse/format.js';
 import type { AccountCredentialHolder } from '../sse/credential-watch.js';
 import { SseConnection } from '../sse/connection.js';
+import { claimStreamSlot, releaseStreamSlot } from '../sse/slot-claim.js';
+import type { HeldSlot, StreamSlotKind } from '../sse/stream-slots.js';
 import { matchesFilters, parseEventFilters, type EventFilters } from './filters.js';
 import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
 import type { AppendListener } from './event-bus.js';
-import { EVENT_STREAM_SLOT_TTL_MS, type HeldSlot } from './stream-slots.js';
 
 /** Concurrent `GET /events` streams per account (spec "Limits"). */
 export const MAX_EVENT_STREAMS = 4;
 /** Events read from the log per round trip. */
 const READ_BATCH = 100;
+
+/** The slots of `GET /events`: per account. */
+export const EVENT_STREAM_SLOTS: StreamSlotKind = {
+  max: MAX_EVENT_STREAMS,
+  refusal: { kind: 'too_many_event_streams' },
+  acquire: (storage, accountId, slotId, terms) => storage.acquireEventStreamSlot(accountId, slotId, terms),
+  renew: (storage, accountId, slotId, terms) => storage.renewEventStreamSlot(accountId, slotId, terms),
+  release: (storage, accountId, slotId) => storage.releaseEventStreamSlot(accountId, slotId),
+};
 
 /**
  * `GET /events` after authentication: filters (`422`), a stream slot (`429`), then a
@@ -24,53 +32,26 @@ const READ_BATCH = 100;
  */
 export async function openEventStream(context: TilecastContext, account: AccountRecord, request: CoreRequest): Promise<CoreResult> {
   const filters = parseEventFilters(request.query);
-  const { storage, clock } = context;
-  const slotId = randomUUID();
-  const acquired = await storage.acquireEventStreamSlot(account.id, slotId, {
-    max: MAX_EVENT_STREAMS,
-    now: clock.now(),
-    ttlMs: EVENT_STREAM_SLOT_TTL_MS,
-  });
-  if (!acquired) fail({ kind: 'too_many_event_streams' });
-
-  // A client that leaves before the stream runs must not keep its slot. Once it runs,
-  // the stream's end releases the slot, and this does nothing.
-  let running = false;
-  let released = false;
-  const release = () => {
-    if (running || released) return;
-    released = true;
-    releaseSlot(context, account.id, slotId);
-  };
-  // Only the listener is kept, not the request: a stream may live for 15 minutes.
-  if (request.onClose) request.onClose(release);
-  else request.signal?.addEventListener('abort', release, { once: true });
+  const slot = await claimStreamSlot(context, EVENT_STREAM_SLOTS, account.id, request);
 
   let cursor: number;
   try {
-    cursor = startPosition(request.headers['last-event-id'], await storage.lastEventPosition(account.id));
+    cursor = startPosition(request.headers['last-event-id'], await context.storage.lastEventPosition(account.id));
   } catch (error) {
-    release();
+    slot.abandon();
     throw error; // an outage becomes the outage stream (`streamOrOutage`), anything else a 500
   }
 
   return {
     kind: 'sse',
     run: (sink) => {
-      running = true;
-      if (released) {
+      if (!slot.start()) {
         sink.end();
         return Promise.resolve();
       }
-      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, account.tokenHash, slotId, cursor, filters, resolve).follow());
+      return new Promise<void>((resolve) => new EventStream(context, sink, account.id, account.tokenHash, slot.slotId, cursor, filters, resolve).follow());
     },
   };
-}
-
-function releaseSlot(context: TilecastContext, accountId: string, slotId: string): void {
-  context.storage
-    .releaseEventStreamSlot(accountId, slotId)
-    .catch((error: unknown) => context.logger.warn('stream lease release failed', { error: String(error) }));
 }
 
 /**
@@ -101,6 +82,14 @@ class EventStream extends SseConnection implements AppendListener, HeldSlot, Acc
     super(sink, context.clock, context.sse);
   }
 
+  get slotKind(): StreamSlotKind {
+    return EVENT_STREAM_SLOTS;
+  }
+
+  get slotOwnerId(): string {
+    return this.accountId;
+  }
+
   /** Opens the connection, subscribes, keeps the slot renewed, watches the credential, writes the opening lines and reads. */
   follow(): void {
     this.open();
@@ -108,7 +97,7 @@ class EventStream extends SseConnection implements AppendListener, HeldSlot, Acc
     this.context.sseConnections.track(this, 'events');
     if (this.ended) return; // the instance drains
     this.context.bus.subscribe(this.accountId, this);
-    this.context.eventStreamSlots.keep(this);
+    this.context.streamSlots.keep(this);
     this.context.credentialWatch.watchAccount(this);
     void this.send(`${sseRetry()}id: ${formatPosition(this.cursor)}\n\n`).then(() => this.onAppend(undefined));
   }
@@ -116,9 +105,9 @@ class EventStream extends SseConnection implements AppendListener, HeldSlot, Acc
   protected override closed(): void {
     this.context.sseConnections.untrack(this);
     this.context.bus.unsubscribe(this.accountId, this);
-    this.context.eventStreamSlots.drop(this);
+    this.context.streamSlots.drop(this);
     this.context.credentialWatch.unwatch(this);
-    releaseSlot(this.context, this.accountId, this.slotId);
+    releaseStreamSlot(this.context, EVENT_STREAM_SLOTS, this.accountId, this.slotId);
     this.finished();
   }
 

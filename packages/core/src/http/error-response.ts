@@ -29,6 +29,8 @@ export function errorToResult(error: ServiceError): CoreResult {
       return detail(415, 'Unsupported Media Type');
     case 'too_many_event_streams':
       return detail(429, 'Too many event streams');
+    case 'too_many_device_streams':
+      return detail(429, 'Too many device streams');
     case 'too_many_presses':
       return detail(429, 'Too many presses');
     case 'invalid_subject_filter':

@@ -27,6 +27,22 @@ export class UnknownRecordError extends InvalidArgumentError {
 }
 
 /**
+ * `shareWidget` named a device of the widget's own account: the device shows the widget
+ * already (a share would list and push it twice), so widgets are shared with devices of
+ * other accounts only. An `InvalidArgumentError` too; nothing was shared.
+ */
+export class OwnDeviceShareError extends InvalidArgumentError {
+  constructor(
+    readonly accountId: string,
+    readonly slug: string,
+    readonly deviceId: string,
+  ) {
+    super(`device "${deviceId}" belongs to account "${accountId}": it shows widget "${accountId}/${slug}" already`);
+    this.name = 'OwnDeviceShareError';
+  }
+}
+
+/**
  * Account ids, device ids and slugs: URL-safe, so they travel in paths and
  * `<kind>/<slug>` subjects without escaping. The spec leaves the format open; this is ours.
  */

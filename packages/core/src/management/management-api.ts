@@ -3,7 +3,7 @@ import { generateToken, hashToken } from '../auth/tokens.js';
 import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js';
 import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import { Identifier, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
+import { Identifier, OwnDeviceShareError, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
 
 /** Default concurrent-activity quota of a new account (the spec leaves the value open). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
@@ -54,8 +54,9 @@ export type AccountSummary = Omit<AccountRecord, 'tokenHash'>;
  * (reference-deployment §7), and what an operator does with the `tilecast` CLI. Tokens are
  * returned once, in clear, and stored hashed.
  *
- * Errors: `InvalidArgumentError` for an input it cannot accept; its subclass
- * `UnknownRecordError` when the account, widget or device named does not exist. Deletions
+ * Errors: `InvalidArgumentError` for an input it cannot accept; its subclasses
+ * `UnknownRecordError` when the account, widget or device named does not exist, and
+ * `OwnDeviceShareError` for a share with a device of the widget's own account. Deletions
  * answer false instead when there was nothing to delete.
  */
 export interface ManagementApi {
@@ -77,7 +78,10 @@ export interface ManagementApi {
   /** Creates a widget, or changes its template / stale_after / privacy. */
   createWidget(input: WidgetInput): Promise<void>;
   deleteWidget(accountId: string, slug: string): Promise<boolean>;
-  /** Registers (or replaces) a device of an account; returns its device token. */
+  /**
+   * Registers (or replaces) a device of an account; returns its device token. Registering
+   * it under another account moves it: the shares it had (made for its old account) go.
+   */
   registerDevice(input: DeviceInput): Promise<{ id: string; token: string }>;
   deleteDevice(deviceId: string): Promise<boolean>;
   /**
@@ -94,7 +98,10 @@ export interface ManagementApi {
   createWidgetIfAbsent(input: WidgetInput): Promise<boolean>;
   /** Registers the device unless a device with that id exists (of any account); null then. */
   registerDeviceIfAbsent(input: DeviceInput): Promise<{ id: string; token: string } | null>;
-  /** Shows a widget on a device of another account. */
+  /**
+   * Shows a widget on a device of another account. A device of the widget's own account
+   * shows it already: `OwnDeviceShareError`, and nothing is shared.
+   */
   shareWidget(accountId: string, slug: string, deviceId: string): Promise<void>;
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
 }
@@ -212,8 +219,9 @@ export function createManagementApi(storage: Storage): ManagementApi {
     },
     async shareWidget(accountId, slug, deviceId) {
       if (await storage.shareWidget(accountId, slug, deviceId)) return;
-      // Which one is missing, for the message (either may have gone meanwhile: the widget is checked first).
+      // Why it was refused, for the message (either may have changed meanwhile: the widget is checked first).
       if (!(await storage.getWidget(accountId, slug))) throw new UnknownRecordError('widget', `${accountId}/${slug}`);
+      if ((await storage.getDevice(deviceId))?.accountId === accountId) throw new OwnDeviceShareError(accountId, slug, deviceId);
       throw new UnknownRecordError('device', deviceId);
     },
     unshareWidget: (accountId, slug, deviceId) => storage.unshareWidget(accountId, slug, deviceId),

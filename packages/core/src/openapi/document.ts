@@ -278,12 +278,14 @@ function deviceStreamOperation(components: ComponentSchemas): object {
       'A server-sent-events stream of what is pushed to this device (the reference deployment’s device transport). It opens with ' +
       '`retry: 1000` and a snapshot of what the device shows, then one event per push: `event: widget` with data `{owner, slug, ' +
       'content, stale_after, updated_at, privacy}`, or `event: activity` with data `{owner, slug, phase, state, content, dismissal_delay_s}` ' +
-      '(`phase`: `start`, `update` or `end`). During a store outage the answer is a stream holding only a `retry:` line.',
+      '(`phase`: `start`, `update` or `end`). During a store outage the answer is a stream holding only a `retry:` line. ' +
+      'At most 4 streams are open per device, over every instance; a fifth is refused until one ends.',
     tags: ['device'],
     security: device,
     responses: {
       '200': eventStreamResponse('The push stream (or, during an outage, only a `retry:` line).', DEVICE_STREAM_EXAMPLE),
       ...r.deviceUnauthorized,
+      ...r.detail('429', 'A fifth concurrent stream of the device.', 'Too many device streams'),
     },
   };
 }

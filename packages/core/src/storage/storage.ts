@@ -70,6 +70,7 @@ export interface Storage
     CredentialStore,
     EventStore,
     EventStreamSlotStore,
+    DeviceStreamSlotStore,
     PressStore,
     PushThrottleStore,
     WebhookStore,
@@ -80,7 +81,7 @@ export interface Storage
 export interface AccountStore {
   /** Creates or replaces an account (the management API's `createAccount`). */
   upsertAccount(account: AccountRecord): Promise<void>;
-  /** Deletes an account with its activities, widgets, devices, shares and events. */
+  /** Deletes an account with its activities, widgets, devices, shares, events and stream slots. */
   deleteAccount(accountId: string): Promise<boolean>;
   getAccount(accountId: string): Promise<AccountRecord | null>;
   findAccountByTokenHash(tokenHash: string): Promise<AccountRecord | null>;
@@ -169,7 +170,11 @@ export interface WidgetStore {
   listWidgets(accountId: string): Promise<WidgetRecord[]>;
   /** Widgets of other accounts shared with the device, sorted by account id, then slug. */
   listWidgetsSharedWith(deviceId: string): Promise<WidgetRecord[]>;
-  /** Shares a widget with a device (of another account). Idempotent. False if either is missing. */
+  /**
+   * **ATOMIC.** Shares a widget with a device of another account. Idempotent. False, and
+   * nothing written, if either is missing or the device belongs to the widget's account
+   * (it shows the widget already: a share would list and push it twice).
+   */
   shareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
   /** Device ids the widget is shared with, sorted. */
@@ -185,9 +190,13 @@ export interface WidgetStore {
 
 /** Devices (conformance concerns `devices`, `listings`). */
 export interface DeviceStore {
-  /** Registers or replaces a device. */
+  /**
+   * Registers or replaces a device. A device moved to another account loses every share
+   * naming it (they were made for its old account); a changed token hash or account also
+   * frees its device-stream slots (the streams of the old credential end by themselves).
+   */
   upsertDevice(device: DeviceRecord): Promise<void>;
-  /** Deletes a device and every share naming it. */
+  /** Deletes a device, every share naming it and its device-stream slots. */
   deleteDevice(deviceId: string): Promise<boolean>;
   getDevice(deviceId: string): Promise<DeviceRecord | null>;
   findDeviceByTokenHash(tokenHash: string): Promise<DeviceRecord | null>;
@@ -249,6 +258,21 @@ export interface EventStreamSlotStore {
   /** Extends a held slot to `now + ttlMs`. False if it expired or was released. */
   renewEventStreamSlot(accountId: string, slotId: string, terms: SlotRenewal): Promise<boolean>;
   releaseEventStreamSlot(accountId: string, slotId: string): Promise<void>;
+}
+
+/**
+ * Device-stream slots (conformance concern `deviceStreamSlots`): the leases of
+ * `GET /device/stream`, counted per device, with the rules of `EventStreamSlotStore`. A
+ * device's slots are apart from any account's event-stream slots, even under an equal id.
+ * They go with the device (`deleteDevice`, `deleteAccount`) and with its credential
+ * (`upsertDevice` changing its token hash or account).
+ */
+export interface DeviceStreamSlotStore {
+  /** **ATOMIC.** As `acquireEventStreamSlot`, for the device's streams. */
+  acquireDeviceStreamSlot(deviceId: string, slotId: string, terms: SlotAcquisition): Promise<boolean>;
+  /** Extends a held slot to `now + ttlMs`. False if it expired or was released. */
+  renewDeviceStreamSlot(deviceId: string, slotId: string, terms: SlotRenewal): Promise<boolean>;
+  releaseDeviceStreamSlot(deviceId: string, slotId: string): Promise<void>;
 }
 
 /** Press intake (conformance concerns `pressDedup`, `tokenBuckets`, `pressNotes`). */
@@ -366,7 +390,7 @@ export interface ApnsStore {
 /** Housekeeping and lifecycle (conformance concern `purge`). */
 export interface HousekeepingStore {
   /**
-   * Removes expired events, press keys, press notes, event-stream slots and delivery claims, at most
+   * Removes expired events, press keys, press notes, event- and device-stream slots and delivery claims, at most
    * `batch` rows of each kind; returns how many were removed in total. Also frees state
    * that is indistinguishable from absent state (full token buckets, ended throttle
    * windows), uncounted, so the store stays bounded.
@@ -396,16 +420,16 @@ export interface EventRead {
   limit: number;
 }
 
-/** The terms of `acquireEventStreamSlot`. */
+/** The terms of `acquireEventStreamSlot` and `acquireDeviceStreamSlot`. */
 export interface SlotAcquisition {
-  /** At most this many unexpired slots per account. */
+  /** At most this many unexpired slots per account (per device). */
   max: number;
   now: number;
   /** The slot holds until `now + ttlMs`. */
   ttlMs: number;
 }
 
-/** The terms of `renewEventStreamSlot`. */
+/** The terms of `renewEventStreamSlot` and `renewDeviceStreamSlot`. */
 export interface SlotRenewal {
   now: number;
   /** The slot then holds until `now + ttlMs`. */

@@ -316,7 +316,8 @@ describe('the whole public API', () => {
     expect(example(press, '429')).toEqual(result('too_many_presses'));
     const stream = doc.paths['/device/stream'].get;
     expect(stream.security).toEqual([{ DeviceToken: [] }]);
-    expect(Object.keys(stream.responses)).toEqual(['200', '401']);
+    expect(Object.keys(stream.responses)).toEqual(['200', '401', '429']);
+    expect(example(stream, '429')).toEqual(result('too_many_device_streams'));
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
   });
 

@@ -2,7 +2,7 @@
  * The management API's errors as typed values, and its account listing: what the
  * `tilecast` CLI maps to exit codes (a missing record is not a bad input).
  */
-import { createManagementApi, InvalidArgumentError, MAX_ACCOUNT_PAGE, UnknownRecordError } from '@tilecast/core';
+import { createManagementApi, InvalidArgumentError, MAX_ACCOUNT_PAGE, OwnDeviceShareError, UnknownRecordError } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 
@@ -94,5 +94,36 @@ describe('listAccounts', () => {
     for (const limit of [0, MAX_ACCOUNT_PAGE + 1, 1.5]) {
       expect(await rejection(management.listAccounts({ limit }))).toBeInstanceOf(InvalidArgumentError);
     }
+  });
+});
+
+describe('shares with devices of other accounts only', () => {
+  it("shareWidget refuses a device of the widget's own account with OwnDeviceShareError, and shares nothing", async () => {
+    const management = await setUp();
+    await management.registerDevice({ id: 'acme-phone', account: 'acme' });
+    const error = await rejection(management.shareWidget('acme', 'lights', 'acme-phone'));
+    expect(error).toBeInstanceOf(OwnDeviceShareError);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).not.toBeInstanceOf(UnknownRecordError);
+    expect(error).toMatchObject({
+      name: 'OwnDeviceShareError',
+      accountId: 'acme',
+      slug: 'lights',
+      deviceId: 'acme-phone',
+      message: 'device "acme-phone" belongs to account "acme": it shows widget "acme/lights" already',
+    });
+  });
+
+  it('registerDevice under another account moves the device: the shares it had go', async () => {
+    const storage = createMemoryStorage();
+    const management = createManagementApi(storage);
+    await management.createAccount({ id: 'acme' });
+    await management.createAccount({ id: 'guest' });
+    await management.createWidget({ account: 'acme', slug: 'lights', template: 'switchboard' });
+    await management.registerDevice({ id: 'guest-phone', account: 'guest' });
+    await management.shareWidget('acme', 'lights', 'guest-phone');
+    await management.registerDevice({ id: 'guest-phone', account: 'acme' });
+    expect(await storage.listWidgetShares('acme', 'lights')).toEqual([]);
+    expect(await storage.listWidgetsSharedWith('guest-phone')).toEqual([]);
   });
 });

@@ -121,8 +121,9 @@ export function accountTests(get: GetHandles): void {
     const goneDevice = await newDevice(storage, gone.id);
     const otherDevice = await newDevice(storage, other.id);
     const otherWidget = await newWidget(storage, other.id);
+    const thirdDevice = await newDevice(storage, (await newAccount(storage)).id);
     expect(await storage.shareWidget(other.id, otherWidget.slug, goneDevice.id)).toBe(true);
-    expect(await storage.shareWidget(other.id, otherWidget.slug, otherDevice.id)).toBe(true);
+    expect(await storage.shareWidget(other.id, otherWidget.slug, thirdDevice.id)).toBe(true);
     expect(await storage.shareWidget(gone.id, widget.slug, otherDevice.id)).toBe(true);
     await storage.appendEvent(gone.id, newEvent(T0 + 60_000));
     await storage.appendEvent(other.id, newEvent(T0 + 60_000));
@@ -145,7 +146,7 @@ export function accountTests(get: GetHandles): void {
     // The other account keeps everything of its own, minus the share naming the deleted device.
     expect(await storage.getAccount(other.id)).toEqual(other);
     expect(await storage.getDevice(otherDevice.id)).toEqual(otherDevice);
-    expect(await storage.listWidgetShares(other.id, otherWidget.slug)).toEqual([otherDevice.id]);
+    expect(await storage.listWidgetShares(other.id, otherWidget.slug)).toEqual([thirdDevice.id]);
     expect((await storage.readEvents(other.id, { after: 0, now: T0, limit: 100 })).map((e) => e.position)).toEqual([1]);
     expect(await storage.acquireEventStreamSlot(other.id, uid('slot'), { max: 1, now: T0, ttlMs: 60_000 })).toBe(false);
   });

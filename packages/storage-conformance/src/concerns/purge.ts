@@ -74,6 +74,19 @@ export function purgeTests(get: GetHandles): void {
     expect(await storage.claimWebhookDelivery(claimed, '*', { instanceId: 'b', now: P0 + 99, expiresAt: P0 + 100 })).toBe(false);
   });
 
+  it('removes expired device-stream slots, counted, and keeps those that have not expired', async () => {
+    const { storage } = get();
+    const device = uid('dev');
+    expect(await storage.acquireDeviceStreamSlot(device, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireDeviceStreamSlot(device, uid('slot'), { max: 2, now: P0, ttlMs: 10_000 })).toBe(true);
+    expect(await storage.purgeExpired({ now: P0 + 99, batch: 100 })).toBe(0);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(1);
+    expect(await storage.purgeExpired({ now: P0 + 100, batch: 100 })).toBe(0);
+    // Read back at an earlier `now`, at which the purged slot would still hold: one slot is free.
+    expect(await storage.acquireDeviceStreamSlot(device, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(true);
+    expect(await storage.acquireDeviceStreamSlot(device, uid('slot'), { max: 2, now: P0, ttlMs: 100 })).toBe(false);
+  });
+
   it('removes at most batch rows of each kind per call', async () => {
     const { storage } = get();
     const accounts = [uid('acct'), uid('acct')];

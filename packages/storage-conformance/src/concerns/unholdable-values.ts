@@ -139,6 +139,20 @@ export function unholdableValueTests(get: GetHandles): void {
     expect(await storage.renewEventStreamSlot(account.id, slot, { now: T0, ttlMs: 60_000 })).toBe(true);
   });
 
+  it('device-stream slots: such a device id or slot id finds nothing', async () => {
+    const { storage } = get();
+    const device = await newDevice(storage, (await newAccount(storage)).id);
+    const slot = uid('slot');
+    expect(await storage.acquireDeviceStreamSlot(device.id, slot, { max: 4, now: T0, ttlMs: 60_000 })).toBe(true);
+    for (const bad of UNHOLDABLE) {
+      expect(await storage.renewDeviceStreamSlot(bad, slot, { now: T0, ttlMs: 60_000 })).toBe(false);
+      expect(await storage.renewDeviceStreamSlot(device.id, slot + bad, { now: T0, ttlMs: 60_000 })).toBe(false);
+      await expect(storage.releaseDeviceStreamSlot(bad, slot)).resolves.toBeUndefined();
+      await expect(storage.releaseDeviceStreamSlot(device.id, bad)).resolves.toBeUndefined();
+    }
+    expect(await storage.renewDeviceStreamSlot(device.id, slot, { now: T0, ttlMs: 60_000 })).toBe(true);
+  });
+
   it('webhooks: maps and outcomes of such a slug are absent', async () => {
     const { storage } = get();
     const account = await newAccount(storage);
@@ -176,6 +190,8 @@ export function unholdableValueTests(get: GetHandles): void {
         ['appendEvent', () => storage.appendEvent(bad, newEvent(T0 + 60_000))],
         ['acquireEventStreamSlot account', () => storage.acquireEventStreamSlot(bad, uid('slot'), { max: 4, now: T0, ttlMs: 60_000 })],
         ['acquireEventStreamSlot slot', () => storage.acquireEventStreamSlot(account.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
+        ['acquireDeviceStreamSlot device', () => storage.acquireDeviceStreamSlot(bad, uid('slot'), { max: 4, now: T0, ttlMs: 60_000 })],
+        ['acquireDeviceStreamSlot slot', () => storage.acquireDeviceStreamSlot(device.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
         ['admitPress key', () => storage.admitPress(admission({ key: bad, accountId: account.id }))],
         ['admitPress account', () => storage.admitPress(admission({ accountId: bad }))],
         ['admitPress bucket', () => storage.admitPress(admission({ accountId: account.id, rules: [{ key: bad, capacity: 8, refillMs: 1_000 }] }))],
