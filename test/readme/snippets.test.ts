@@ -203,3 +203,31 @@ describe('the root README curl lines', () => {
     expect(JSON.parse(body)).toMatchObject({ content: { template: 'gauge', value: 21 } });
   });
 });
+
+/** The first complete program of `readme`, run as written (transpiled, on the built packages) with 8080 replaced by `port`. */
+async function runProgram(readme: string, port: number): Promise<string> {
+  const [block] = complete.filter((candidate) => candidate.readme === readme && candidate.language === 'ts');
+  expect(block, `${readme} has a complete ts program`).toBeDefined();
+  const program = ts.transpileModule(block!.code.replaceAll('8080', String(port)), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+  }).outputText;
+  mkdirSync(scratch, { recursive: true });
+  const file = join(scratch, `${readme.replace(/[/.]/g, '_')}.mjs`);
+  writeFileSync(file, program);
+  // The whole curl line: continuation lines (ending in a backslash) and the last one.
+  const { output } = await start([file], {}, /curl (?:[^\n]*\\\n)*[^\n]*[^\\\n]\n/);
+  return output;
+}
+
+describe('the adapter READMEs: each program runs and the curl line it prints publishes', () => {
+  for (const readme of ['packages/adapter-express/README.md', 'packages/adapter-fastify/README.md', 'packages/adapter-fetch/README.md']) {
+    it(readme, async () => {
+      const output = await runProgram(readme, await freePort());
+      const lines = curlLines(output);
+      expect(lines, output).toHaveLength(1);
+      const { status, body } = runCurl(lines[0]!);
+      expect(status, body).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ content: { template: 'gauge', value: 21 } });
+    });
+  }
+});
