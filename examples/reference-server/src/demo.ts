@@ -62,9 +62,9 @@ export function demoInstructions(baseUrl: string, demo: DemoAccount, showTokens:
   }
   if (!showTokens) {
     return [
-      'Demo account "demo" created, with the phone "demo-phone".',
-      'Their tokens are printed only on a terminal (this output is not one): start the server in a',
-      'terminal to see them or, with DATABASE_URL, issue new ones:',
+      'Demo account "demo" and its phone "demo-phone": tokens issued at this start,',
+      'printed only on a terminal (this output is not one). Start the server in a terminal to see',
+      'them or, with DATABASE_URL, issue new ones:',
       ...ROTATE_WITH_CLI,
       openApi,
     ].join('\n');
