@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The reference server's image (Dockerfile at the root): where a Docker daemon runs, build it
 # and check it: it starts, GET /healthz answers 200, Docker's HEALTHCHECK reports it healthy,
-# and `docker stop` (SIGTERM) ends it with exit code 0. Where none runs, say so and succeed:
+# its stdout holds only JSON log lines and no token, and `docker stop` (SIGTERM) ends it with
+# exit code 0. Where none runs, say so and succeed:
 # the image is then not built (the Dockerfile is still checked by test/container.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +51,14 @@ for _ in $(seq 1 60); do
 done
 [ "$health" = healthy ] || fail "Docker reports the container $health, not healthy, within 60 s"
 
+# stdout holds only JSON log lines, and no token (the demo account is off in the image).
+docker logs "$name" 2>/dev/null | node -e '
+  const lines = require("node:fs").readFileSync(0, "utf8").split("\n").filter(Boolean);
+  for (const line of lines) { try { JSON.parse(line); } catch { console.error(`not JSON: ${line}`); process.exit(1); } }
+  if (lines.some((line) => /\b(tok|dev)_[A-Za-z0-9_-]{8,}/.test(line))) { console.error("a token on stdout"); process.exit(1); }
+' || fail "stdout is not JSON log lines only"
+
 docker stop --time 15 "$name" >/dev/null
 code=$(docker inspect --format '{{.State.ExitCode}}' "$name")
 [ "$code" = 0 ] || fail "docker stop: exit code $code, not 0 (graceful shutdown)"
-echo "container: image built; /healthz 200, healthy, stopped by SIGTERM with exit code 0"
+echo "container: image built; /healthz 200, healthy, JSON logs, stopped by SIGTERM with exit code 0"

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { canRunOnTerminal, startOnTerminal } from '../../examples/reference-server/test/terminal.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const FRAGMENT = /^\/\/ fragment\b/;
@@ -160,18 +161,20 @@ describe('the root README curl lines', () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const section = (title: string) => readme.split(/^## /m).find((part) => part.startsWith(title))!;
 
-  it("quick start: the curl line works against npm start's server", async () => {
+  it.skipIf(!canRunOnTerminal)("quick start: the curl line works against npm start's server", async () => {
     const lines = codeBlocks('README.md')
       .filter((block) => block.language === 'sh' && section('Quick start').includes(block.code))
       .flatMap((block) => curlLines(block.code));
     expect(lines).toHaveLength(1);
     const port = await freePort();
-    // `npm start` is this entry; in memory even when the test run has DATABASE_URL.
-    const { output } = await start(
+    // `npm start` is this entry, run on a terminal as by a person (tokens are printed only
+    // there); in memory even when the test run has DATABASE_URL.
+    const { child, output } = await startOnTerminal(
       [join(root, 'examples/reference-server/dist/main.js')],
-      { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '' },
+      { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', TILECAST_DEMO: '' },
       /OpenAPI: /,
     );
+    running.push(child);
     const token = /API token (\S+)/.exec(output)?.[1];
     expect(token, output).toBeDefined();
     for (const line of lines) {
@@ -199,4 +202,32 @@ describe('the root README curl lines', () => {
     expect(status, body).toBe(200);
     expect(JSON.parse(body)).toMatchObject({ content: { template: 'gauge', value: 21 } });
   });
+});
+
+/** The first complete program of `readme`, run as written (transpiled, on the built packages) with 8080 replaced by `port`. */
+async function runProgram(readme: string, port: number): Promise<string> {
+  const [block] = complete.filter((candidate) => candidate.readme === readme && candidate.language === 'ts');
+  expect(block, `${readme} has a complete ts program`).toBeDefined();
+  const program = ts.transpileModule(block!.code.replaceAll('8080', String(port)), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+  }).outputText;
+  mkdirSync(scratch, { recursive: true });
+  const file = join(scratch, `${readme.replace(/[/.]/g, '_')}.mjs`);
+  writeFileSync(file, program);
+  // The whole curl line: continuation lines (ending in a backslash) and the last one.
+  const { output } = await start([file], {}, /curl (?:[^\n]*\\\n)*[^\n]*[^\\\n]\n/);
+  return output;
+}
+
+describe('the adapter READMEs: each program runs and the curl line it prints publishes', () => {
+  for (const readme of ['packages/adapter-express/README.md', 'packages/adapter-fastify/README.md', 'packages/adapter-fetch/README.md']) {
+    it(readme, async () => {
+      const output = await runProgram(readme, await freePort());
+      const lines = curlLines(output);
+      expect(lines, output).toHaveLength(1);
+      const { status, body } = runCurl(lines[0]!);
+      expect(status, body).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ content: { template: 'gauge', value: 21 } });
+    });
+  }
 });

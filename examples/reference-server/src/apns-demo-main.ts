@@ -1,9 +1,16 @@
-import { apnsDemoInstructions, describePush, startApnsDemo } from './apns-demo.js';
+import { apnsDemoInstructions, demoServerSettings, describePush, startApnsDemo } from './apns-demo.js';
+import { integer, SettingProblem } from './setting-parsers.js';
+
+/** The reference server's default port (`PORT`). */
+const DEFAULT_PORT = 8080;
 
 /** `npm run apns-demo`: the APNs test double for the README walk-through, until SIGINT/SIGTERM. */
 async function main(): Promise<void> {
+  // The reference server's port the walk-through uses (PORT, as the server reads it), e.g.
+  // when 8080 is taken by another `npm start`.
+  const port = integer(1, 65535)(process.env.PORT || String(DEFAULT_PORT), 'PORT');
   const demo = await startApnsDemo();
-  console.log(apnsDemoInstructions(demo.env, process.env.TILECAST_URL || undefined));
+  console.log(apnsDemoInstructions(demoServerSettings(demo.env, port), process.env.TILECAST_URL || undefined));
   let stopped = false;
   const stop = (): void => {
     stopped = true;
@@ -23,6 +30,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof SettingProblem) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(`APNs demo failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

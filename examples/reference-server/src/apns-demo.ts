@@ -49,17 +49,26 @@ export async function startApnsDemo(): Promise<ApnsDemo> {
   };
 }
 
-/** What the demo prints: how to start the server, then the curl lines of the loop. */
-export function apnsDemoInstructions(env: Record<string, string>, baseUrl = 'http://127.0.0.1:8080'): string {
+/**
+ * The settings the demo tells to start the reference server with: the APNs ones, the port
+ * the curl lines use, and the demo account (whose tokens the walk-through uses; on with a
+ * `DATABASE_URL` too).
+ */
+export function demoServerSettings(apnsEnv: Record<string, string>, port: number): Record<string, string> {
+  return { PORT: String(port), TILECAST_DEMO: '1', ...apnsEnv };
+}
+
+/** What the demo prints: how to start the server (`settings`), then the curl lines of the loop, to `baseUrl`. */
+export function apnsDemoInstructions(env: Record<string, string>, baseUrl = `http://127.0.0.1:${env.PORT ?? '8080'}`): string {
   const settings = Object.entries(env).map(([name, value]) => `${name}=${value}`);
   const { pushToStart, widgets, update } = DEMO_PUSH_TOKENS;
   return [
-    'APNs test double listening on ' + env.TILECAST_APNS_ORIGIN,
+    `APNs test double listening on ${env.TILECAST_APNS_ORIGIN}`,
     '',
     '1. In another terminal, start the reference server with these settings:',
     `   ${settings.join(' \\\n   ')} \\\n   npm start`,
     '',
-    '2. Set TOKEN and DEVICE to the demo API token and device token it prints, then register',
+    '2. Set TOKEN and DEVICE to the demo API token and device token it prints (on a terminal), then register',
     "   the demo phone's APNs tokens (what the iOS app does at launch):",
     `   curl -X PUT ${baseUrl}/device/push -H "Authorization: Device $DEVICE" -H 'Content-Type: application/json' -d '${JSON.stringify({ environment: 'sandbox', push_to_start: pushToStart, widgets })}'`,
     '',

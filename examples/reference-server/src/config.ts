@@ -6,8 +6,13 @@ import { type LogLevel, type MetricsConfig, metricsConfig, metricsProblems } fro
 export interface ServerConfig {
   port: number;
   host: string;
-  /** Path of a seed file to load at start, or null for the demo account. */
+  /** Path of a seed file to load at start, or null. */
   seedPath: string | null;
+  /**
+   * `TILECAST_DEMO`: create the demo account and phone (once) and hand the phone's token to
+   * the simulator page. Unset: on only with the in-memory store and no seed (the quick start).
+   */
+  demo: boolean;
   /** `TILECAST_DEMO_ROTATE=1`: issue new tokens for an existing demo account and phone at start. */
   demoRotate: boolean;
   databaseUrl: string | null;
@@ -18,6 +23,11 @@ export interface ServerConfig {
    * `TILECAST_PG_ACQUIRE_TIMEOUT_MS`, `TILECAST_PG_STATEMENT_TIMEOUT_MS`; 5000 each).
    */
   databaseDeadlines: { connectTimeoutMs: number; acquireTimeoutMs: number; statementTimeoutMs: number };
+  /**
+   * `TILECAST_REQUEST_TIMEOUT_MS`, `TILECAST_HEADERS_TIMEOUT_MS`, `TILECAST_KEEP_ALIVE_TIMEOUT_MS`:
+   * the HTTP server's deadlines (`listen()` of `@tilecast/adapter-node-http`).
+   */
+  timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Heartbeat and lifetime of `GET /events` and `GET /device/stream`. */
   sse: { pingMs: number; lifetimeMs: number };
   /** `TILECAST_WEBHOOK_ALLOW_PRIVATE=1`: tests only, webhooks may target loopback and private addresses. */
@@ -84,7 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       problems.push(error.message);
     }
   }
-  problems.push(...apnsProblems(env), ...metricsProblems(env));
+  problems.push(...apnsProblems(env), ...metricsProblems(env), ...crossProblems(values as Partial<SettingValues>));
   const warnings = unknownSettings(env);
   if (problems.length > 0) return { config: null, problems, warnings };
   return { config: toServerConfig(values as SettingValues), problems, warnings };
@@ -102,6 +112,7 @@ function toServerConfig(values: SettingValues): ServerConfig {
     port: values.PORT,
     host: values.HOST,
     seedPath: values.TILECAST_SEED,
+    demo: demoOn(values),
     demoRotate: values.TILECAST_DEMO_ROTATE,
     databaseUrl: values.DATABASE_URL,
     databaseSchema: values.TILECAST_DATABASE_SCHEMA,
@@ -109,6 +120,11 @@ function toServerConfig(values: SettingValues): ServerConfig {
       connectTimeoutMs: values.TILECAST_PG_CONNECT_TIMEOUT_MS,
       acquireTimeoutMs: values.TILECAST_PG_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: values.TILECAST_PG_STATEMENT_TIMEOUT_MS,
+    },
+    timeouts: {
+      requestTimeoutMs: values.TILECAST_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: values.TILECAST_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.TILECAST_KEEP_ALIVE_TIMEOUT_MS,
     },
     sse: { pingMs: values.TILECAST_SSE_PING_MS, lifetimeMs: values.TILECAST_SSE_LIFETIME_MS },
     webhookAllowPrivate: values.TILECAST_WEBHOOK_ALLOW_PRIVATE,
@@ -132,6 +148,31 @@ function toApnsConfig(values: SettingValues): ApnsConfig | null {
     caFile: values.TILECAST_APNS_CA_FILE,
     attributesType: values.TILECAST_APNS_ATTRIBUTES_TYPE,
   };
+}
+
+/**
+ * Settings that are valid alone but not together (each checked only when its values were
+ * read): Node refuses a header deadline past the request deadline, and rotating the demo
+ * tokens means nothing when the demo account is off.
+ */
+function crossProblems(values: Partial<SettingValues>): string[] {
+  const problems: string[] = [];
+  const { TILECAST_REQUEST_TIMEOUT_MS: request, TILECAST_HEADERS_TIMEOUT_MS: headers } = values;
+  if (request !== undefined && headers !== undefined && headers > request) {
+    problems.push(`TILECAST_HEADERS_TIMEOUT_MS (${headers}) must not exceed TILECAST_REQUEST_TIMEOUT_MS (${request})`);
+  }
+  if (values.TILECAST_DEMO_ROTATE === true && !demoOn(values)) {
+    problems.push('TILECAST_DEMO_ROTATE=1 needs the demo account: set TILECAST_DEMO=1 (unset, it is off with DATABASE_URL or TILECAST_SEED)');
+  }
+  return problems;
+}
+
+/**
+ * `TILECAST_DEMO`, or unset: on only for the quick start (in memory, no seed). A deployment
+ * with a database never gets an account it did not ask for.
+ */
+function demoOn(values: Partial<SettingValues>): boolean {
+  return values.TILECAST_DEMO ?? (values.DATABASE_URL == null && values.TILECAST_SEED == null);
 }
 
 const APNS_REQUIRED = ['TILECAST_APNS_KEY_FILE', 'TILECAST_APNS_KEY_ID', 'TILECAST_APNS_TEAM_ID', 'TILECAST_APNS_BUNDLE_ID'] as const;

@@ -24,8 +24,8 @@ const DEMO_SEED = {
 };
 
 /**
- * The account `npm start` creates when no seed file is given, so the quick start works at
- * once. Created only when missing: with PostgreSQL a restart keeps it and its tokens.
+ * The account `npm start` creates on the in-memory store (or with `TILECAST_DEMO=1`), so
+ * the quick start works at once. Created only when missing: with PostgreSQL a restart keeps it and its tokens.
  * `rotate` issues new tokens for an existing demo account and phone (the old ones stop working).
  */
 export async function createDemoAccount(tilecast: Tilecast, rotate = false): Promise<DemoAccount> {
@@ -37,14 +37,36 @@ export async function createDemoAccount(tilecast: Tilecast, rotate = false): Pro
   return { token, deviceToken };
 }
 
-export function demoInstructions(baseUrl: string, demo: DemoAccount): string {
+/** The admin command's lines that issue new demo tokens (on PostgreSQL; `DATABASE_URL` as the server's). */
+const ROTATE_WITH_CLI = [
+  "  npx tilecast tokens rotate demo                  # the account's new token",
+  "  npx tilecast devices remove demo-phone && npx tilecast devices register demo demo-phone   # the phone's",
+];
+
+/**
+ * What the banner says about the demo account. `showTokens` (the output is a terminal):
+ * its tokens and a curl line that starts the demo activity; otherwise never a token, and
+ * how to get them.
+ */
+export function demoInstructions(baseUrl: string, demo: DemoAccount, showTokens: boolean): string {
+  const openApi = `OpenAPI: ${baseUrl}/openapi.json`;
   if (demo.token === null) {
     return [
       'Demo account "demo" already exists, with the tokens printed when it was created',
-      '(tokens are stored hashed, so they cannot be shown again). To issue new ones, start once',
-      'with TILECAST_DEMO_ROTATE=1 (the old ones stop working), or call',
-      "tilecast.management.rotateToken('demo') from app-side code.",
-      `OpenAPI: ${baseUrl}/openapi.json`,
+      '(tokens are stored hashed, so they cannot be shown again). To issue new ones (the old ones',
+      'stop working), with the same DATABASE_URL:',
+      ...ROTATE_WITH_CLI,
+      'or start once with TILECAST_DEMO_ROTATE=1 (new tokens are printed on a terminal only).',
+      openApi,
+    ].join('\n');
+  }
+  if (!showTokens) {
+    return [
+      'Demo account "demo" and its phone "demo-phone": tokens issued at this start,',
+      'printed only on a terminal (this output is not one). Start the server in a terminal to see',
+      'them or, with DATABASE_URL, issue new ones:',
+      ...ROTATE_WITH_CLI,
+      openApi,
     ].join('\n');
   }
   const body = JSON.stringify({ state: 'ONGOING', content: { template: 'progress', progress: { value: 0.4 } } });
@@ -55,6 +77,6 @@ export function demoInstructions(baseUrl: string, demo: DemoAccount): string {
       : `Demo device "demo-phone": device token ${demo.deviceToken}`,
     'Start the demo activity:',
     `  curl -X PATCH ${baseUrl}/activity/build -H 'Authorization: Token ${demo.token}' -H 'Content-Type: application/json' -d '${body}'`,
-    `OpenAPI: ${baseUrl}/openapi.json`,
+    openApi,
   ].join('\n');
 }

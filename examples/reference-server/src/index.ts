@@ -19,8 +19,14 @@ export interface ReferenceServer {
   tilecast: Tilecast;
   /** Where Prometheus scrapes (`TILECAST_METRICS`, `TILECAST_METRICS_PORT`), or null when metrics are off. */
   metricsUrl: string | null;
-  /** What to print at start: the demo token and a working curl line, or what the seed loaded. */
+  /**
+   * What to print at start on a terminal: where it listens, the storage (its URL without
+   * credentials), APNs, what the seed loaded and the demo account, with the tokens generated
+   * now and a working curl line.
+   */
   banner: string;
+  /** {@link banner} without a token: what to print when the output is not a terminal. */
+  bannerWithoutTokens: string;
   /** Stops at once: open connections (streams included) are cut. For tests and failed starts. */
   close(): Promise<void>;
   /**
@@ -59,13 +65,14 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
     transport: apns,
   });
   await opened.ready();
-  const seeded = await seed(tilecast, config.seedPath, config.demoRotate);
+  const seeded = await seed(tilecast, config);
   // The device API lives under /device; its stream is this deployment's device transport.
   const api = mount({ '/': tilecast, '/device': tilecast.device });
   const health = createRequestListener(tilecast.health);
   const isHealthProbe = (req: IncomingMessage): boolean => HEALTH_PATHS.has(splitUrl(req.url ?? '/').path);
   // The simulator page answers `GET /` and its assets before Tilecast's 404. Only the demo
-  // phone's token is handed to it: a seeded deployment never gives a token away.
+  // phone's token is handed to it, and only when the demo was asked for (TILECAST_DEMO):
+  // a seeded deployment never gives a token away.
   const page = createSimulatorPage({ config: seeded.demo?.deviceToken ? { deviceToken: seeded.demo.deviceToken } : null });
   // Its own port first: a port already taken stops the start before the API listens.
   const ownPort = metrics !== null ? await metricsOnOwnPort(metrics.registry, config.metrics, config.host) : null;
@@ -75,6 +82,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   const server = await listen((req, res) => (page(req, res) ? undefined : isHealthProbe(req) ? health(req, res) : metricsOr(req, res)), {
     port: config.port,
     host: config.host,
+    ...config.timeouts,
   });
   const metricsUrl = onMainPort !== null ? `${server.url}${METRICS_PATH}` : (ownPort?.url ?? null);
   const closeOwnPort = (): Promise<void> =>
@@ -83,7 +91,8 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
     url: server.url,
     metricsUrl,
     tilecast,
-    banner: `Storage: ${opened.description}\n${describeApns(config.apns)}\n${seeded.banner(server.url)}\nDevice simulator: ${server.url}/`,
+    banner: banner(server.url, opened.description, config, seeded, true),
+    bannerWithoutTokens: banner(server.url, opened.description, config, seeded, false),
     async close() {
       await closeOwnPort();
       await server.close();
@@ -143,37 +152,56 @@ async function metricsOnOwnPort(registry: Registry, config: MetricsConfig, host:
 }
 
 interface Seeded {
-  banner: (url: string) => string;
-  /** The demo account, when no seed file was given. */
+  /** The banner's lines about the seed and the demo account, with or without tokens. */
+  lines: (url: string, showTokens: boolean) => string[];
+  /** The demo account, when it is on (`TILECAST_DEMO`). */
   demo: DemoAccount | null;
 }
 
-async function seed(tilecast: Tilecast, seedPath: string | null, demoRotate: boolean): Promise<Seeded> {
-  if (seedPath === null) {
-    const demo = await createDemoAccount(tilecast, demoRotate);
-    return { banner: (url) => demoInstructions(url, demo), demo };
-  }
+function banner(url: string, storage: string, config: ServerConfig, seeded: Seeded, showTokens: boolean): string {
+  return [`Storage: ${storage}`, describeApns(config.apns), ...seeded.lines(url, showTokens), `Device simulator: ${url}/`].join('\n');
+}
+
+/** The seed file, if any, then the demo account, if it is on: each creates only what is missing. */
+async function seed(tilecast: Tilecast, config: ServerConfig): Promise<Seeded> {
+  const loaded = config.seedPath === null ? null : await loadSeedFile(tilecast, config.seedPath);
+  const demo = config.demo ? await createDemoAccount(tilecast, config.demoRotate) : null;
+  return {
+    lines: (url, showTokens) => [...(loaded?.(showTokens) ?? []), ...(demo === null ? [] : [demoInstructions(url, demo, showTokens)])],
+    demo,
+  };
+}
+
+async function loadSeedFile(tilecast: Tilecast, seedPath: string): Promise<(showTokens: boolean) => string[]> {
   // Creates only what is missing: what the app and the API changed survives a restart.
   const file = JSON.parse(await readFile(seedPath, 'utf8'));
   const result = await tilecast.loadSeed(file);
   const accounts = result.accounts.map((a) => `${a.id} (${a.created ? 'created' : 'exists, left as it is'})`).join(', ');
-  const generated = generatedTokens(file, result);
-  return { banner: () => [`Loaded ${seedPath}: accounts ${accounts}`, ...generated].join('\n'), demo: null };
+  return (showTokens) => [`Loaded ${seedPath}: accounts ${accounts}`, ...generatedTokens(file, result, showTokens)];
 }
 
 /**
  * The tokens generated now for what the seed created without one: printed once, as they
  * are stored hashed (the instance that created the record prints them; the others find
- * it existing). Tokens the file gives are not repeated in the log.
+ * it existing), and only on a terminal; otherwise how to issue new ones. Tokens the file
+ * gives are not repeated in the log.
  */
-function generatedTokens(file: unknown, result: Awaited<ReturnType<Tilecast['loadSeed']>>): string[] {
+function generatedTokens(file: unknown, result: Awaited<ReturnType<Tilecast['loadSeed']>>, showTokens: boolean): string[] {
   const given = new Set<string>();
   for (const account of (file as { accounts?: { token?: string; devices?: { token?: string }[] }[] }).accounts ?? []) {
     if (account.token !== undefined) given.add(account.token);
     for (const device of account.devices ?? []) if (device.token !== undefined) given.add(device.token);
   }
+  const notShown = 'generated, printed only on a terminal (this output is not one)';
   return [
-    ...result.accounts.filter((a) => a.token !== null && !given.has(a.token)).map((a) => `Account "${a.id}": API token ${a.token}`),
-    ...result.devices.filter((d) => d.token !== null && !given.has(d.token)).map((d) => `Device "${d.id}" of "${d.account}": device token ${d.token}`),
+    ...result.accounts
+      .filter((a) => a.token !== null && !given.has(a.token))
+      .map((a) => `Account "${a.id}": API token ${showTokens ? a.token : `${notShown}; issue a new one with: npx tilecast tokens rotate ${a.id}`}`),
+    ...result.devices
+      .filter((d) => d.token !== null && !given.has(d.token))
+      .map(
+        (d) =>
+          `Device "${d.id}" of "${d.account}": device token ${showTokens ? d.token : `${notShown}; issue a new one with: npx tilecast devices remove ${d.id} && npx tilecast devices register ${d.account} ${d.id}`}`,
+      ),
   ];
 }

@@ -1,6 +1,6 @@
 import { loadConfig } from './config.js';
 import { helpText } from './help.js';
-import { startReferenceServer } from './index.js';
+import { type ReferenceServer, startReferenceServer } from './index.js';
 import { createServerLogger, pinoLogger } from './logging.js';
 
 /** Exit code of a refused configuration or command line (1 is a failed start or shutdown). */
@@ -45,9 +45,8 @@ async function main(): Promise<void> {
   const logger = pinoLogger(createServerLogger(config.logLevel));
   for (const warning of warnings) logger.warn(warning);
   const server = await startReferenceServer(config, logger);
-  console.log(`Tilecast reference server listening on ${server.url}`);
-  if (server.metricsUrl !== null) console.log(`Metrics: ${server.metricsUrl}`);
-  console.log(server.banner);
+  logger.info('listening', { url: server.url, metrics_url: server.metricsUrl });
+  printBanner(server);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     // Ctrl-C under `npm start` reaches this process twice (from the terminal and from npm):
@@ -79,6 +78,21 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * The start-up banner, for the person starting the server: on stderr, since stdout holds
+ * only log lines (JSON when it is not a terminal). Tokens are printed only when both are
+ * terminals: anything else may be a log pipeline, which must never hold a token.
+ */
+function printBanner(server: ReferenceServer): void {
+  const terminal = process.stdout.isTTY === true && process.stderr.isTTY === true;
+  const lines = [
+    `Tilecast reference server listening on ${server.url}`,
+    ...(server.metricsUrl === null ? [] : [`Metrics: ${server.metricsUrl}`]),
+    terminal ? server.banner : server.bannerWithoutTokens,
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((error: unknown) => {

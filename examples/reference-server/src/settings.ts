@@ -1,3 +1,4 @@
+import { DEFAULT_TIMEOUTS } from '@tilecast/adapter-node-http';
 import { LOG_LEVELS } from './observability-config.js';
 import { flag, host, httpsOrigin, integer, milliseconds, oneOf, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
 
@@ -44,12 +45,28 @@ export const SETTINGS = {
   TILECAST_PG_CONNECT_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for opening a PostgreSQL connection'),
   TILECAST_PG_ACQUIRE_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for getting a pooled connection (waiting included)'),
   TILECAST_PG_STATEMENT_TIMEOUT_MS: setting(milliseconds(), '5000', 'deadline for each statement (also sent to the server as `statement_timeout`)'),
-  TILECAST_SEED: setting(
-    readableFile(),
+  TILECAST_SEED: setting(readableFile(), null, 'a seed file to load at start (creates only what is missing, see "Seed file")'),
+  TILECAST_DEMO: setting(
+    flag(),
     null,
-    'a seed file to load at start (creates only what is missing, see "Seed file"); unset: the demo account, created once',
+    "`1`: create the demo account `demo` and its phone `demo-phone` (once) and hand the phone's token to the simulator page; `0`: neither; unset: on only with the in-memory store and no seed file (the quick start). Tokens are printed only on a terminal",
   ),
-  TILECAST_DEMO_ROTATE: setting(flag(), '0', '`1`: without a seed, issue new tokens for an existing demo account and phone at start, and print them'),
+  TILECAST_DEMO_ROTATE: setting(flag(), '0', '`1`: with the demo account on, issue new tokens for an existing demo account and phone at start'),
+  TILECAST_REQUEST_TIMEOUT_MS: setting(
+    milliseconds(),
+    String(DEFAULT_TIMEOUTS.requestTimeoutMs),
+    'how long a client gets to send a whole request, headers and body; past it the request is answered `408` and its connection closed (event streams are not cut by it)',
+  ),
+  TILECAST_HEADERS_TIMEOUT_MS: setting(
+    milliseconds(),
+    String(DEFAULT_TIMEOUTS.headersTimeoutMs),
+    'how long a client gets to send the request line and headers (at most `TILECAST_REQUEST_TIMEOUT_MS`), answered the same way',
+  ),
+  TILECAST_KEEP_ALIVE_TIMEOUT_MS: setting(
+    milliseconds(),
+    String(DEFAULT_TIMEOUTS.keepAliveTimeoutMs),
+    "how long an idle kept-alive connection stays open between requests; above the load balancer's idle timeout if it keeps connections to the server open",
+  ),
   TILECAST_SSE_PING_MS: setting(milliseconds(), '20000', "heartbeat of `/events` and `/device/stream`; keep it below the load balancer's read timeout"),
   TILECAST_SSE_LIFETIME_MS: setting(milliseconds(), '900000', 'the server closes streams after this long (clients reconnect)'),
   TILECAST_WEBHOOK_ALLOW_PRIVATE: setting(

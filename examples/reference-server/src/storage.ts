@@ -55,11 +55,18 @@ export async function openStorage(
   };
 }
 
-/** The connection string without its password, for the banner. */
-function redact(url: string): string {
+/** Query parameters of a connection string that carry a secret (libpq's `password`, `sslpassword`, ...). */
+const SECRET_PARAMETER = /pass|secret|token|key/i;
+
+/**
+ * The connection string without its credentials, for the banner: the password of the user
+ * part and every query parameter that carries a secret (`?password=` included) are `***`.
+ */
+export function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of new Set(parsed.searchParams.keys())) if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
     return parsed.toString();
   } catch {
     return 'DATABASE_URL';

@@ -4,14 +4,17 @@
  * tokens registered over HTTP, and a PATCH that reaches the double as a signed push
  * while the device stream still gets it too (real-devices §3).
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '@tilecast/core';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
-import { DEMO_APNS_IDS, DEMO_PUSH_TOKENS, apnsDemoInstructions, startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
+import { DEMO_APNS_IDS, DEMO_PUSH_TOKENS, apnsDemoInstructions, demoServerSettings, startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
 
@@ -63,12 +66,12 @@ describe('reference server with APNs against the test double', () => {
 
   it.each(stores)('%s store: a PATCH reaches the double as a signed liveactivity push, and the device stream as before', async (_name, storeEnv) => {
     demo = await startApnsDemo();
-    // The demo prints the settings as shell lines; the server is started with exactly those.
-    const printed = apnsDemoInstructions(demo.env);
-    const env = Object.fromEntries([...printed.matchAll(/(TILECAST_APNS_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-    expect(env).toEqual(demo.env);
+    // The demo prints the settings as shell lines; the server is started with exactly those (on a free port).
+    const printed = apnsDemoInstructions(demoServerSettings(demo.env, 8080));
+    const env = Object.fromEntries([...printed.matchAll(/^ {3}((?:TILECAST_[A-Z_]+|PORT))=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(env).toEqual({ ...demo.env, PORT: '8080', TILECAST_DEMO: '1' });
     const { logger, warnings } = recordingLogger();
-    server = await startReferenceServer(readConfig({ PORT: '0', HOST: '127.0.0.1', ...storeEnv(), ...env }), logger);
+    server = await startReferenceServer(readConfig({ HOST: '127.0.0.1', ...storeEnv(), ...env, PORT: '0' }), logger);
     expect(warnings).toContainEqual({ message: expect.stringContaining('APNs origin replaced'), fields: { origin: demo.double.origin } });
     expect(server.banner).toContain(`APNs delivery: on, bundle ${DEMO_APNS_IDS.bundleId}, to ${demo.double.origin}`);
     const { token, deviceToken } = /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(server.banner)!.groups!;
@@ -131,5 +134,39 @@ describe('reference server with APNs against the test double', () => {
     const missing = join(demo.dir, 'missing.p8');
     const env = { PORT: '0', DATABASE_URL: '', ...demo.env, TILECAST_APNS_KEY_FILE: missing };
     expect(() => readConfig(env)).toThrow(`TILECAST_APNS_KEY_FILE names a file that cannot be read: ${missing} (no such file)`);
+  });
+});
+
+describe('npm run apns-demo (the built dist/apns-demo.js)', () => {
+  const main = fileURLToPath(new URL('../dist/apns-demo.js', import.meta.url));
+  const run = async (env: Record<string, string>, done: RegExp) => {
+    const child = spawn(process.execPath, [main], { env: { ...process.env, TILECAST_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'exit');
+    const deadline = Date.now() + 15_000;
+    while (!done.test(output) && child.exitCode === null && Date.now() < deadline) {
+      await Promise.race([once(child.stdout, 'data'), once(child.stderr, 'data'), exited, new Promise((settle) => setTimeout(settle, 500))]);
+    }
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    return { output, code };
+  };
+
+  it('PORT sets the port the printed server settings and curl lines use; the demo account is asked for', async () => {
+    const { output } = await run({ PORT: '18081' }, /Every push the double receives/);
+    expect(output).toMatch(/^ {3}PORT=18081 \\$/m);
+    expect(output).toMatch(/^ {3}TILECAST_DEMO=1 \\$/m);
+    const curls = output.split('\n').filter((line) => line.trim().startsWith('curl '));
+    expect(curls).toHaveLength(5);
+    for (const line of curls) expect(line).toContain(' http://127.0.0.1:18081/');
+  });
+
+  it("a PORT that is not a port stops it with the setting's line and exit code 2", async () => {
+    // Waits for the exit: nothing matches `(?!)`.
+    const { output, code } = await run({ PORT: 'eighty' }, /(?!)/);
+    expect(output).toBe('PORT must be an integer 1-65535, got "eighty"\n');
+    expect(code).toBe(2);
   });
 });

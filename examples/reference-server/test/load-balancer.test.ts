@@ -79,12 +79,12 @@ describe.skipIf(NEEDS.length > 0)('deploy/haproxy.cfg in front of two instances'
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tilecast-lb-'));
     const seed = join(dir, 'seed.json');
-    // The seed of the compose setup, with the tokens the test needs.
+    // The seed of the compose setup, with the token the test needs and the phone the README registers with the admin command.
     const composeSeed = JSON.parse(await readFile(fileURLToPath(new URL('../deploy/seed.json', import.meta.url)), 'utf8'));
     token = `tok_${randomUUID()}`;
     device = `dev_${randomUUID()}`;
     composeSeed.accounts[0].token = token;
-    composeSeed.accounts[0].devices[0].token = device;
+    composeSeed.accounts[0].devices = [{ id: 'home-phone', token: device }];
     await writeFile(seed, JSON.stringify(composeSeed));
     const [portA, portB, portLb] = [await freePort(), await freePort(), await freePort()];
     const env = { HOST: '127.0.0.1', DATABASE_URL: DATABASE_URL!, TILECAST_DATABASE_SCHEMA: schema, TILECAST_SEED: seed, TILECAST_SHUTDOWN_GRACE_MS: '3000' };

@@ -29,7 +29,7 @@ describe.skipIf(!DATABASE_URL)('multi-instance on PostgreSQL', () => {
   const start = (name: string) => {
     const url = new URL(DATABASE_URL!);
     url.searchParams.set('application_name', `${schema}-${name}`);
-    return startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: url.toString(), TILECAST_DATABASE_SCHEMA: schema }), silentLogger);
+    return startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: url.toString(), TILECAST_DATABASE_SCHEMA: schema, TILECAST_DEMO: '1' }), silentLogger);
   };
   const stream = async (server: ReferenceServer, headers: Record<string, string> = {}) => {
     const connection = await openSse(`${server.url}/events`, { authorization: `Token ${owner}`, ...headers });

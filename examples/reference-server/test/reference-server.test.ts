@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,39 +11,10 @@ import { TWO_ACCOUNT_SEED } from './fixtures.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-/** Runs the built `npm start` entry and collects its output until `done` matches. */
-async function runMain(env: Record<string, string>, done: RegExp): Promise<{ child: ChildProcess; output: string }> {
-  const child = spawn(process.execPath, [main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const deadline = Date.now() + 15_000;
-  while (!done.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not print ${done}:\n${output}`);
-    await Promise.race([once(child.stdout!, 'data'), once(child, 'exit')]);
-  }
-  return { child, output };
-}
-
 describe('reference server', () => {
-  const running: ChildProcess[] = [];
   const servers: ReferenceServer[] = [];
   afterEach(async () => {
-    for (const child of running.splice(0)) child.kill('SIGTERM');
     for (const server of servers.splice(0)) await server.close();
-  });
-
-  it('npm start prints a demo token and a curl line that starts an activity', async () => {
-    // In-memory mode even when the test run itself has DATABASE_URL (CI sets it for the storage tests).
-    const { child, output } = await runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' }, /OpenAPI: /);
-    running.push(child);
-    const curl = /curl -X PATCH (\S+) -H 'Authorization: Token (\S+)' -H 'Content-Type: application\/json' -d '(.+)'/.exec(output);
-    expect(curl, output).not.toBeNull();
-    const [, url, token, body] = curl!;
-    const reply = await fetch(url!, { method: 'PATCH', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body });
-    expect(reply.status).toBe(200);
-    expect(await reply.json()).toMatchObject({ state: 'ONGOING', content: { template: 'progress' } });
   });
 
   it('fails loudly when DATABASE_URL names an unreachable database', async () => {
@@ -100,6 +71,12 @@ describe('reference server', () => {
     expect(server.banner).not.toContain('tok_given_1');
     expect(server.banner).not.toContain('dev_spare_given');
     expect(server.banner.match(/ token /g)).toHaveLength(2);
+    // Not on a terminal: no token, and how to issue new ones.
+    expect(server.bannerWithoutTokens).not.toContain(token);
+    expect(server.bannerWithoutTokens).not.toContain(deviceToken);
+    expect(server.bannerWithoutTokens).toContain('Account "home": API token generated, printed only on a terminal');
+    expect(server.bannerWithoutTokens).toContain('npx tilecast tokens rotate home');
+    expect(server.bannerWithoutTokens).toContain('npx tilecast devices remove home-phone && npx tilecast devices register home home-phone');
     // The printed tokens are the working ones: the requests pass authentication (no 401).
     const widget = await fetch(`${server.url}/widget/lights`, {
       method: 'PATCH',
@@ -120,10 +97,12 @@ describe('reference server', () => {
       port: 8080,
       host: '127.0.0.1',
       seedPath: null,
+      demo: true,
       demoRotate: false,
       databaseUrl: null,
       databaseSchema: 'tilecast',
       databaseDeadlines: { connectTimeoutMs: 5_000, acquireTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
+      timeouts: { requestTimeoutMs: 20_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 },
       sse: { pingMs: 20_000, lifetimeMs: 900_000 },
       webhookAllowPrivate: false,
       shutdownGraceMs: 10_000,
@@ -139,6 +118,28 @@ describe('reference server', () => {
     expect(readConfig({ TILECAST_SSE_PING_MS: '50', TILECAST_SSE_LIFETIME_MS: '2000' }).sse).toEqual({ pingMs: 50, lifetimeMs: 2000 });
     expect(() => readConfig({ TILECAST_SSE_PING_MS: '-1' })).toThrow(/TILECAST_SSE_PING_MS/);
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+  });
+
+  it('TILECAST_DEMO: unset, on only in memory without a seed; 1 or 0 whatever the store', () => {
+    const seed = fileURLToPath(new URL('../deploy/seed.json', import.meta.url));
+    const database = 'postgres://db.internal/tilecast';
+    expect(readConfig({}).demo).toBe(true);
+    expect(readConfig({ DATABASE_URL: database }).demo).toBe(false);
+    expect(readConfig({ TILECAST_SEED: seed }).demo).toBe(false);
+    expect(readConfig({ DATABASE_URL: database, TILECAST_DEMO: '1' }).demo).toBe(true);
+    expect(readConfig({ TILECAST_DEMO: '0' }).demo).toBe(false);
+    expect(() => readConfig({ DATABASE_URL: database, TILECAST_DEMO_ROTATE: '1' })).toThrow(
+      'TILECAST_DEMO_ROTATE=1 needs the demo account: set TILECAST_DEMO=1 (unset, it is off with DATABASE_URL or TILECAST_SEED)',
+    );
+    expect(readConfig({ DATABASE_URL: database, TILECAST_DEMO: '1', TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
+  });
+
+  it('reads the HTTP deadlines, the header deadline at most the request deadline', () => {
+    const env = { TILECAST_REQUEST_TIMEOUT_MS: '15000', TILECAST_HEADERS_TIMEOUT_MS: '5000', TILECAST_KEEP_ALIVE_TIMEOUT_MS: '65000' };
+    expect(readConfig(env).timeouts).toEqual({ requestTimeoutMs: 15_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
+    expect(() => readConfig({ TILECAST_REQUEST_TIMEOUT_MS: '8000' })).toThrow(
+      'TILECAST_HEADERS_TIMEOUT_MS (10000) must not exceed TILECAST_REQUEST_TIMEOUT_MS (8000)',
+    );
   });
 
   it('reads the PostgreSQL deadlines and refuses values that are not positive integers', () => {

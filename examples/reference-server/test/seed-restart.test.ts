@@ -127,9 +127,9 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     }
   });
 
-  it('without a seed, the demo account is created once: a restart keeps it and its tokens, and says how to get new ones', async () => {
+  it('TILECAST_DEMO=1: the demo account is created once: a restart keeps it and its tokens, and says how to get new ones', async () => {
     const schema = newSchema();
-    const first = await start(schema);
+    const first = await start(schema, { TILECAST_DEMO: '1' });
     const token = /API token (\S+)/.exec(first.banner)?.[1];
     const deviceToken = /device token (\S+)/.exec(first.banner)?.[1];
     expect(token).toBeDefined();
@@ -137,8 +137,9 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     expect((await patchActivity(first, token!)).status).toBe(200);
     await stop(first);
 
-    const second = await start(schema);
+    const second = await start(schema, { TILECAST_DEMO: '1' });
     expect(second.banner).toContain('Demo account "demo" already exists');
+    expect(second.banner).toContain('npx tilecast tokens rotate demo');
     expect(second.banner).toContain('TILECAST_DEMO_ROTATE=1');
     expect(second.banner).not.toMatch(/API token/);
     expect((await patchActivity(second, token!)).status).toBe(200);
@@ -148,7 +149,7 @@ describe.skipIf(!DATABASE_URL)('reference server restarts on PostgreSQL', () => 
     await stop(second);
 
     // TILECAST_DEMO_ROTATE=1 issues new tokens; the old ones stop working.
-    const third = await start(schema, { TILECAST_DEMO_ROTATE: '1' });
+    const third = await start(schema, { TILECAST_DEMO: '1', TILECAST_DEMO_ROTATE: '1' });
     const newToken = /API token (\S+)/.exec(third.banner)?.[1];
     const newDeviceToken = /device token (\S+)/.exec(third.banner)?.[1];
     expect(newToken).toBeDefined();

@@ -40,7 +40,8 @@ async function start(env: Record<string, string>): Promise<Running> {
   const deadline = Date.now() + 15_000;
   while (!/listening on (\S+)/.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await Promise.race([once(child.stdout!, 'data'), exited]);
+    // The banner is on stderr, the log lines on stdout.
+    await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
   }
   return { child, url: /listening on (\S+)/.exec(output)![1]!, output: () => output, exited };
 }

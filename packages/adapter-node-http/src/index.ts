@@ -5,7 +5,7 @@
  */
 export { createRequestListener, mount } from './listener.js';
 export type { MountOptions, RequestListenerOptions } from './listener.js';
-export { listen } from './io/server.js';
+export { DEFAULT_TIMEOUTS, listen } from './io/server.js';
 export type { ListenOptions, RunningServer } from './io/server.js';
 /**
  * For a server you create yourself: `installServerHandlers(server, listener)` gives Node's
