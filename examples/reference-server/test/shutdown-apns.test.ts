@@ -89,7 +89,7 @@ async function start(dir: string, env: Record<string, string>): Promise<Running>
   const deadline = Date.now() + 15_000;
   while (!listening.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await Promise.race([once(child.stdout!, 'data'), exited]);
+    await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
   }
   return { child, url: listening.exec(output)![1]!, output: () => output, exited };
 }
