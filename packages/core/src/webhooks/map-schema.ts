@@ -106,7 +106,7 @@ function webhookUrl(policy: AddressPolicy) {
       const verdict = checkWebhookUrl(fillWithSample(dataset.value, 'x'), policy);
       if (!verdict.ok) addIssue({ message: MESSAGES.url[verdict.reason] });
     }),
-    v.metadata({ format: 'uri' }),
+    // No `format: uri` in the document: with placeholders (`{{action}}`) it is a URI template, not a URI.
     v.description(
       `\`https://\` URL; no port other than 443, no credentials, a public host. May contain the placeholders ${PLACEHOLDER_LIST}, and no other \`{{...}}\`.`,
     ),
