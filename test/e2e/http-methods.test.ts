@@ -142,6 +142,26 @@ describe.each(adapters)('HTTP methods through %s', (adapter) => {
   });
 });
 
+describe('HEAD on the health routes (mounted by the host, e.g. the reference server at the root)', () => {
+  it('answers the GET status and headers without a body', async () => {
+    const api = await startApi('node-http');
+    try {
+      const ask = (method: string, path: string) =>
+        api.tilecast.health.handle({ method, path, query: new URLSearchParams(), headers: {}, body: { kind: 'parsed', value: undefined } });
+      for (const path of ['/healthz', '/readyz']) {
+        const get = await ask('GET', path);
+        const head = await ask('HEAD', path);
+        if (get.kind !== 'json') throw new Error(`${path}: a ${get.kind} answer`);
+        const length = String(Buffer.byteLength(JSON.stringify(get.body)));
+        expect(head).toEqual({ kind: 'empty', status: get.status, headers: { ...get.headers, 'content-type': 'application/json', 'content-length': length } });
+      }
+      expect(await ask('POST', '/healthz')).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe.each(adapters.flatMap((adapter) => stores.map((store) => [adapter, store] as const)))('HEAD /events through %s on %s', (adapter, store) => {
   let api: ApiServer;
   let testStore: TestStore;
