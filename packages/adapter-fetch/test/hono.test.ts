@@ -115,6 +115,17 @@ describe('adapter-fetch mounted in Hono on @hono/node-server', () => {
     }
   });
 
+  it('HEAD under both mounts: the GET status and headers, no body', async () => {
+    for (const prefix of ['/tilecast', '/v1']) {
+      const get = await fetch(`${base}${prefix}/openapi.json`);
+      const length = (await get.arrayBuffer()).byteLength;
+      const head = await rawRequest(`HEAD ${prefix}/openapi.json HTTP/1.1`);
+      expect(head, prefix).toMatch(/^HTTP\/1\.1 200 /);
+      expect(head, prefix).toMatch(new RegExp(`\\r\\ncontent-length: ${length}\\r\\n`, 'i'));
+      expect(head.slice(head.indexOf('\r\n\r\n') + 4), prefix).toBe('');
+    }
+  });
+
   it('two Authorization headers, joined by Headers into one value, are a 401 as two are', async () => {
     const path = '/tilecast/widget/lights';
     const one = await rawRequest(`PATCH ${path} HTTP/1.1\r\nAuthorization: Token ${f.acme}`, JSON.stringify({ content: switchboardContent() }));
