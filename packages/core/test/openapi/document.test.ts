@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type * as v from 'valibot';
@@ -9,6 +10,7 @@ import { Color, widgetTemplateNames } from '../../src/schemas/index.js';
 import type { ServiceError } from '../../src/errors.js';
 import { errorToResult } from '../../src/http/error-response.js';
 import { HOLDABLE_STRING_PATTERN as HOLDABLE } from '../../src/http/body.js';
+import { isHoldable } from '../../src/storage/holdable.js';
 import { deviceRoutes, publisherRoutes } from '../../src/handlers/routes.js';
 import { strictShape } from '../../src/schemas/primitives.js';
 
@@ -428,6 +430,20 @@ describe('says what the server refuses (issue 32)', () => {
     expect(accepts('WebhookMap-Input', map({ 'X-Key': 'v\u0000' }))).toBe(false);
     const regex = new RegExp(HOLDABLE);
     for (const text of ['', 'plain', 'é', '😀', '\uFFFF']) expect(regex.test(text) && new RegExp(HOLDABLE, 'u').test(text), text).toBe(true);
+  });
+
+  it('the string pattern is the body reader’s rule, read with and without the u flag', () => {
+    const codeUnit = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff)).map((unit) => String.fromCharCode(unit));
+    const text = fc.oneof(fc.string({ unit: codeUnit, maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 8 }));
+    const plain = new RegExp(HOLDABLE);
+    const unicode = new RegExp(HOLDABLE, 'u');
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(plain.test(value), JSON.stringify(value)).toBe(isHoldable(value));
+        expect(unicode.test(value), JSON.stringify(value)).toBe(isHoldable(value));
+      }),
+      { seed: 32, numRuns: 2_000 },
+    );
   });
 
   it('an empty webhook header name, a name that is not a token, a value with a control character', () => {
