@@ -3,7 +3,7 @@
  * plugin. It only translates: the Node I/O comes from `@tilecast/adapter-node-http`,
  * every rule from `@tilecast/core`.
  */
-import type { Server } from 'node:http';
+import { METHODS, type Server } from 'node:http';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { createMountTable, ownsPath, splitTarget } from '@tilecast/core/adapter';
 import { handleNodeRequest, type TilecastHandler } from '@tilecast/adapter-node-http';
@@ -53,6 +53,7 @@ export const tilecastPlugin: FastifyPluginCallback<TilecastPluginOptions> = (ins
     next();
   };
   const notOurs = (_request: FastifyRequest, reply: FastifyReply) => void reply.callNotFound();
+  routeEveryMethod(instance);
   // Every method Fastify routes: the core answers `405` with `Allow` for a known path.
   // `/` under the prefix is the prefix itself (with and without its trailing slash).
   for (const url of ['/', '/*']) {
@@ -60,6 +61,19 @@ export const tilecastPlugin: FastifyPluginCallback<TilecastPluginOptions> = (ins
   }
   done();
 };
+
+/**
+ * Fastify routes only some methods (`GET`, `POST`, ... `QUERY`) and sends any other that
+ * Node parses (`PURGE`, `PROPFIND`, `LINK`, ...) to the host's 404 handler, before any
+ * plugin sees it. A known path answers every method with the core's `405` and `Allow`, as
+ * on every adapter (reference-deployment §9), so the others are made routable. This adds
+ * to the server's methods (Fastify has one set per server): a path without a route still
+ * gets the host's 404 for them. `CONNECT` never reaches a route (see `answerConnect`).
+ */
+function routeEveryMethod(instance: { supportedMethods: string[]; addHttpMethod(method: string): unknown }): void {
+  const supported = new Set(instance.supportedMethods);
+  for (const method of METHODS) if (method !== 'CONNECT' && !supported.has(method)) instance.addHttpMethod(method);
+}
 
 /** Fastify's `frameworkErrors` option: called for what Fastify refuses before any route or hook runs. */
 export type FrameworkErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;

@@ -10,17 +10,22 @@ import { connect, type AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { mount } from 'hono/mount';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFetchHandler } from '@tilecast/adapter-fetch';
 import { createRecordingTransport, createTilecast, silentLogger, type Tilecast } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { seedFixture, switchboardContent, type Fixture } from '../../../test/support/fixtures.js';
 
+/** What reached the host's error handler. */
+const hostErrors: string[] = [];
+
 function hostApp(tilecast: Tilecast): Hono {
   const app = new Hono();
   app.get('/before', (c) => c.text('before'));
   app.post('/api/orders', async (c) => c.json({ order: await c.req.json() }, 201));
-  app.all('/tilecast/*', mount(createFetchHandler({ '/': tilecast, '/device': tilecast.device })));
+  // As the README mounts it: the request as it came (`replaceRequest: false`), the prefix as
+  // the handler's `basePath` (a rewritten request cannot carry TRACE).
+  app.all('/tilecast/*', mount(createFetchHandler({ '/': tilecast, '/device': tilecast.device }, { basePath: '/tilecast' }), { replaceRequest: false }));
   const atRoot = createFetchHandler({ '/v1': tilecast, '/v1/device': tilecast.device }, { notFound: () => undefined });
   app.use(async (c, next) => (await atRoot(c.req.raw)) ?? next());
   app.get('/after', (c) => c.text('after'));
@@ -29,7 +34,10 @@ function hostApp(tilecast: Tilecast): Hono {
     throw new Error('host failure');
   });
   app.notFound((c) => c.json({ host: 'no such page' }, 404));
-  app.onError((error, c) => c.json({ host: error.message }, 500));
+  app.onError((error, c) => {
+    hostErrors.push(error.message);
+    return c.json({ host: error.message }, 500);
+  });
   return app;
 }
 
@@ -87,6 +95,34 @@ describe('adapter-fetch mounted in Hono on @hono/node-server', () => {
       expect((await fetch(`${base}${prefix}/openapi.json`)).status).toBe(200);
       const unknown = await fetch(`${base}${prefix}/no-such-route`);
       expect([unknown.status, await unknown.json()]).toEqual([404, notFound[prefix]]);
+    }
+  });
+
+  it("TRACE, which no Fetch Request can carry, is the core's 405 under both mounts, and nothing reaches the host's onError or stderr", async () => {
+    const errors = vi.spyOn(console, 'error');
+    try {
+      const before = hostErrors.length;
+      for (const path of ['/tilecast/openapi.json', '/tilecast/device/widgets', '/v1/widget/lights']) {
+        const reply = await rawRequest(`TRACE ${path} HTTP/1.1`);
+        expect(reply, path).toMatch(/^HTTP\/1\.1 405 /);
+        expect(reply, path).toContain('{"detail":"Method Not Allowed"}');
+      }
+      expect(await rawRequest('TRACE /tilecast/openapi.json HTTP/1.1')).toMatch(/\r\nallow: GET, HEAD\r\n/i);
+      expect(hostErrors.slice(before)).toEqual([]);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('HEAD under both mounts: the GET status and headers, no body', async () => {
+    for (const prefix of ['/tilecast', '/v1']) {
+      const get = await fetch(`${base}${prefix}/openapi.json`);
+      const length = (await get.arrayBuffer()).byteLength;
+      const head = await rawRequest(`HEAD ${prefix}/openapi.json HTTP/1.1`);
+      expect(head, prefix).toMatch(/^HTTP\/1\.1 200 /);
+      expect(head, prefix).toMatch(new RegExp(`\\r\\ncontent-length: ${length}\\r\\n`, 'i'));
+      expect(head.slice(head.indexOf('\r\n\r\n') + 4), prefix).toBe('');
     }
   });
 

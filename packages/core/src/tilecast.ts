@@ -12,6 +12,7 @@ import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.j
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
+import { headOnly } from './http/response-head.js';
 import { createRouter, type Route } from './http/router.js';
 import type { CoreRequest, CoreResult } from './http/types.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -255,21 +256,33 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
   // Not an async function: on the hot path that would add a promise, a suspended frame and
   // a microtask per request around the handler's own promise. `matched`, when given, is told
   // the pattern of the route the request took.
-  const run = (request: CoreRequest, matched?: (pattern: string) => void): Promise<CoreResult> => {
-    let answer: Promise<CoreResult>;
+  const answer = (request: CoreRequest, matched?: (pattern: string) => void): Promise<CoreResult> => {
+    let pending: Promise<CoreResult>;
     try {
       const match = router.match(request);
       if ('error' in match) return Promise.resolve(errorToResult(match.error));
       matched?.(match.pattern);
-      answer = match.handler(context, request, match.params);
+      pending = match.handler(context, request, match.params);
     } catch (error) {
       return Promise.resolve(failed(request, error));
     }
-    return answer.catch((error: unknown) => failed(request, error));
+    return pending.catch((error: unknown) => failed(request, error));
   };
+  // Every answer to a HEAD, refusals included, is the GET's head without its body.
+  const run = (request: CoreRequest, matched?: (pattern: string) => void): Promise<CoreResult> =>
+    request.method === 'HEAD' ? answer(request, matched).then(headOf) : answer(request, matched);
   // Unobserved, requests take the path above as it is: no time stamp, no label, no object.
   if (observation === undefined) return { handle: (request) => run(request), owns: router.owns };
   return { handle: observedHandle(run, routes, observation), owns: router.owns };
+}
+
+/** A HEAD's answer; a body that does not serialise is the `500` a GET would get (its head). */
+function headOf(result: CoreResult): CoreResult {
+  try {
+    return headOnly(result);
+  } catch {
+    return headOnly(internalErrorResult());
+  }
 }
 
 /** `run` with the request reported when answered: its route pattern, status, duration and account. */

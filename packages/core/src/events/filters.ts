@@ -1,8 +1,19 @@
+import * as v from 'valibot';
 import { fail } from '../errors.js';
 import type { StoredEvent } from '../storage/records.js';
 
 /** Subject kinds `GET /events` knows (reference-deployment §6). */
 export const SUBJECT_KINDS = ['widget', 'activity'] as const;
+
+/**
+ * A `subject` filter: `<kind>/<slug>`, a known kind and a slug with no `/`, not empty. The
+ * filter's check, and its schema in `/openapi.json`.
+ */
+export const SubjectFilter = v.pipe(
+  v.string(),
+  v.regex(new RegExp(`^(?:${SUBJECT_KINDS.join('|')})/[^/]+$`)),
+  v.description('`<kind>/<slug>`: `widget/lights`, `activity/build`.'),
+);
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -17,19 +28,11 @@ export interface EventFilters {
 export function parseEventFilters(query: URLSearchParams): EventFilters {
   const subjects = query.getAll('subject');
   for (const subject of subjects) {
-    if (!isSubject(subject)) fail({ kind: 'invalid_subject_filter', value: subject });
+    if (!v.is(SubjectFilter, subject)) fail({ kind: 'invalid_subject_filter', value: subject });
   }
   const types = query.getAll('types');
   // Most streams have no filter: they share one empty set instead of two each.
   return { types: types.length > 0 ? new Set(types) : NONE, subjects: subjects.length > 0 ? new Set(subjects) : NONE };
-}
-
-function isSubject(value: string): boolean {
-  const slash = value.indexOf('/');
-  if (slash === -1) return false;
-  const kind = value.slice(0, slash);
-  const slug = value.slice(slash + 1);
-  return (SUBJECT_KINDS as readonly string[]).includes(kind) && slug !== '' && !slug.includes('/');
 }
 
 export function matchesFilters(event: Pick<StoredEvent, 'type' | 'subject'>, filters: EventFilters): boolean {

@@ -19,6 +19,7 @@ import { patchActivity } from './patch-activity.js';
 import { patchWidget } from './patch-widget.js';
 import { putWebhooks } from './put-webhooks.js';
 import { postPress } from './post-press.js';
+import { headDeviceStream, headEvents } from './stream-heads.js';
 
 /** The owner's API: publishing, the event stream, the OpenAPI document. */
 export const publisherRoutes: Route<TilecastContext>[] = [
@@ -27,14 +28,15 @@ export const publisherRoutes: Route<TilecastContext>[] = [
   { method: 'PUT', pattern: '/widget/:slug/webhooks', handler: putWebhooks },
   { method: 'GET', pattern: '/widget/:slug/webhooks', handler: getWebhooks },
   { method: 'DELETE', pattern: '/widget/:slug/webhooks', handler: deleteWebhooks },
-  { method: 'GET', pattern: '/events', handler: getEvents },
+  // An event stream's HEAD checks what its GET checks and opens nothing (`stream-heads.ts`).
+  { method: 'GET', pattern: '/events', handler: getEvents, head: headEvents },
   { method: 'GET', pattern: '/openapi.json', handler: getOpenApi },
 ];
 
 /** The phones' API, mounted on its own (the reference deployment puts it under `/device`). */
 export const deviceRoutes: Route<TilecastContext>[] = [
   { method: 'POST', pattern: '/presses', handler: postPress },
-  { method: 'GET', pattern: '/stream', handler: getDeviceStream },
+  { method: 'GET', pattern: '/stream', handler: getDeviceStream, head: headDeviceStream },
   // The device sync API (real-devices §1).
   { method: 'PUT', pattern: '/push', handler: putDevicePush },
   { method: 'DELETE', pattern: '/push', handler: deleteDevicePush },

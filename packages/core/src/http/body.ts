@@ -3,6 +3,15 @@ import { isHoldable } from '../storage/holdable.js';
 import { singleHeader } from './headers.js';
 import type { CoreRequest, HeaderValue } from './types.js';
 
+/**
+ * What the body reader accepts of a string (a value or a key; see `checkStrings`), as a
+ * regular expression for the OpenAPI document: no NUL, no unpaired surrogate. The same
+ * answer with and without the `u` flag, so in both ECMA-262 readings of a JSON Schema
+ * `pattern`: without it, a surrogate pair is matched by the second branch; with it, a pair is
+ * one code point (matched by the first) and an unpaired surrogate a code point no branch matches.
+ */
+export const HOLDABLE_STRING_PATTERN = '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
+
 /** Request bodies over this many bytes are refused with `413` before parsing (reference-deployment §2). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 

@@ -39,3 +39,15 @@ export function responseHead(result: CoreResult): ResponseHead {
       return { status: SSE_STATUS, headers: { ...SSE_HEADERS, ...result.headers } };
   }
 }
+
+/**
+ * The answer to a `HEAD`: the status and headers the `GET` would have had, and no body
+ * (RFC 9110 §9.3.2). A JSON answer keeps its `content-length`; an event stream is never run
+ * (its route's `head` took nothing that it would have to release).
+ */
+export function headOnly(result: CoreResult): CoreResult {
+  if (result.kind === 'empty') return result;
+  const { status, headers } = responseHead(result);
+  if (result.kind === 'json') headers['content-length'] = String(Buffer.byteLength(JSON.stringify(result.body) ?? ''));
+  return { kind: 'empty', status, headers };
+}

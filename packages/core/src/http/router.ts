@@ -10,6 +10,13 @@ export interface Route<C> {
   /** Path pattern with `:name` segments, e.g. `/activity/:slug`. */
   pattern: string;
   handler: RouteHandler<C>;
+  /**
+   * A `GET` route's answer to `HEAD`, where running `handler` would take something that
+   * answering a head must not (an event stream's slot, its connection): it checks what
+   * `handler` checks and answers the same status and headers. Without it, `HEAD` runs
+   * `handler`. Either way the core sends no body (see `headOnly`).
+   */
+  head?: RouteHandler<C>;
 }
 
 export type RouteMatch<C> = { handler: RouteHandler<C>; params: RouteParams; pattern: string } | { error: ServiceError };
@@ -34,7 +41,7 @@ interface CompiledRoute<C> extends Route<C> {
  */
 export function createRouter<C>(routes: Route<C>[]): Router<C> {
   const byFirst = new Map<string, CompiledRoute<C>[]>();
-  for (const route of routes) {
+  for (const route of withHeadRoutes(routes)) {
     const segments = split(route.pattern);
     if (segments[0]!.startsWith(':')) throw new Error(`route ${route.pattern}: the first segment must be fixed`);
     // Names sliced once here: a name sliced per request is a new string to hash as a key.
@@ -73,6 +80,19 @@ export function createRouter<C>(routes: Route<C>[]): Router<C> {
 }
 
 const NO_ROUTES: readonly never[] = [];
+
+/**
+ * The routes, each `GET` followed by its `HEAD` (unless one is declared): HEAD is answered
+ * wherever GET is (RFC 9110 §9.3.2, reference-deployment §9), and so listed in `Allow`.
+ */
+function withHeadRoutes<C>(routes: Route<C>[]): Route<C>[] {
+  const declared = new Set(routes.filter((route) => route.method === 'HEAD').map((route) => route.pattern));
+  return routes.flatMap((route) =>
+    route.method === 'GET' && !declared.has(route.pattern)
+      ? [route, { method: 'HEAD', pattern: route.pattern, handler: route.head ?? route.handler }]
+      : [route],
+  );
+}
 
 /**
  * The segments after the first `/` (`/` itself is one empty segment): `path.split('/')`

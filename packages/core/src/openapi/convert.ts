@@ -11,6 +11,7 @@
  */
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { HOLDABLE_STRING_PATTERN } from '../http/body.js';
 import { discriminatedInfo } from '../schemas/index.js';
 import { documentedAs } from '../schemas/documented.js';
 import { strictShape } from '../schemas/primitives.js';
@@ -85,7 +86,10 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
     // A request may leave the tag out (the resource's own template, a bar's default style):
     // then branches can overlap, so `anyOf`. Echoes always carry the tag: `oneOf`.
     const tagOptional = mode === 'input' && union.tag !== undefined && branches.some((branch) => isOptionalEntry(branch, union.tag!));
-    return tagOptional ? { anyOf: schemas } : { oneOf: schemas };
+    if (!tagOptional) return { oneOf: schemas };
+    // Without the tag, the request is read as the resource's own branch: a body valid for
+    // another branch alone (`{}` for a template without required fields) is refused.
+    return union.absentTag === 'resource' ? { anyOf: schemas, description: resourceBranchNote(union.tag!) } : { anyOf: schemas };
   }
   // `nullable(unknown())`: any JSON value, null included, is `{}` (not `anyOf: [{}, null]`).
   const { anyOf } = context.jsonSchema;
@@ -109,6 +113,56 @@ function overrideSchema(context: OverrideSchemaContext, mode: Mode, nameOf: Map<
   if (mode === 'output') return outputShape(context);
   return context.jsonSchema.default === undefined ? undefined : withoutDefault(context.jsonSchema);
 }
+
+function resourceBranchNote(tag: string): string {
+  return (
+    `\`${tag}\` may be left out: the content is then read as the resource's own \`${tag}\` (fixed when the resource was created) ` +
+    'and must be valid for that branch.'
+  );
+}
+
+/**
+ * A request string must hold no NUL and no unpaired surrogate (the body reader refuses it,
+ * `http/body.ts`): said as a `pattern` of every string schema a request may carry, keys
+ * (`propertyNames`) included; of the strings inside an "any JSON" value, in words. A string that has a pattern of its own gets this one beside it
+ * (`allOf`); an enumeration or a timestamp cannot hold such a character. Done on the
+ * converted schemas, not in `overrideSchema`: the conversion calls that for a pipe's
+ * `v.string()` before the pipe's own `v.regex`, which may not meet a second pattern.
+ */
+export function addRequestStringRules(schema: JsonSchema): void {
+  forEachSubschema(schema, (node) => {
+    // Any JSON value (a webhook body template): its strings are read like every other. Said
+    // in words: the schema that says it (a recursive one) is one openapi-typescript cannot type.
+    if (isAnyValue(node)) node.description = [node.description, ANY_VALUE_STRINGS].filter(Boolean).join(' ');
+    if (node.type !== 'string' || node.enum !== undefined || node.const !== undefined || node.format === 'date-time') return;
+    if (node.pattern === undefined) node.pattern = HOLDABLE_STRING_PATTERN;
+    else node.allOf = [...((node.allOf as JsonSchema[] | undefined) ?? []), { pattern: HOLDABLE_STRING_PATTERN }];
+  });
+}
+
+/** A schema that any JSON value fits: no keyword but annotations. */
+function isAnyValue(node: JsonSchema): boolean {
+  return Object.keys(node).every((keyword) => keyword === 'description' || keyword === 'title');
+}
+
+/** Keywords whose value is a schema, and those whose value is a list or a map of schemas. */
+const SCHEMA_KEYWORDS = ['items', 'additionalProperties', 'propertyNames', 'not'] as const;
+const SCHEMA_LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SCHEMA_MAP_KEYWORDS = ['properties', '$defs'] as const;
+
+/** Calls `visit` on `schema` and on every schema inside it (not on `const`, `default` or `examples` values). */
+function forEachSubschema(schema: unknown, visit: (node: JsonSchema) => void): void {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
+  const node = schema as JsonSchema;
+  visit(node);
+  for (const keyword of SCHEMA_KEYWORDS) forEachSubschema(node[keyword], visit);
+  for (const keyword of SCHEMA_LIST_KEYWORDS) for (const item of (node[keyword] as unknown[] | undefined) ?? []) forEachSubschema(item, visit);
+  for (const keyword of SCHEMA_MAP_KEYWORDS)
+    for (const item of Object.values((node[keyword] as Record<string, unknown> | undefined) ?? {})) forEachSubschema(item, visit);
+}
+
+/** What a request's "any JSON value" says of its strings. */
+const ANY_VALUE_STRINGS = 'Its strings and keys hold no NUL and no unpaired surrogate.';
 
 /**
  * Request schemas say a default in words, not as `default`: code generators such as
@@ -151,6 +205,12 @@ function outputShape({ valibotSchema, jsonSchema }: OverrideSchemaContext): Json
     return { ...(wrapped as JsonSchema), default: jsonSchema.default };
   }
   return undefined;
+}
+
+/** A parameter's schema (a query value, read by code that validates it with `schema`). */
+export function parameterSchema(schema: v.GenericSchema): JsonSchema {
+  const { $schema: _schema, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'throw' });
+  return rest;
 }
 
 /** Names whose input and output shapes differ, directly or through a component they use. */

@@ -9,7 +9,9 @@
  */
 import { EVENT_TYPE } from '../presses/press-intake.js';
 import { namedSchemas } from './components.js';
-import { convertComponents, refsIn, type ComponentSchemas } from './convert.js';
+import type { JsonSchema } from '@valibot/to-json-schema';
+import { SubjectFilter } from '../events/filters.js';
+import { addRequestStringRules, convertComponents, parameterSchema, refsIn, type ComponentSchemas } from './convert.js';
 import { eventStreamResponse, jsonBody, jsonResponse, pathParameter, refusals } from './responses.js';
 
 export interface OpenApiServer {
@@ -79,7 +81,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     info: {
       title: options.title ?? 'Tilecast',
       version: '0.1.0',
-      description: 'Push content to Live Activities and home-screen widgets.',
+      description:
+        'Push content to Live Activities and home-screen widgets. String lengths (`minLength`, `maxLength`) count UTF-16 code units, ' +
+        'as JavaScript does: a character outside the Basic Multilingual Plane (most emoji) counts as two.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: (options.servers ?? [{ url: '/', description: 'The server that serves this document.' }]).map((server) => ({ ...server })),
@@ -88,8 +92,38 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     webhooks: { [EVENT_TYPE]: { post: webhookDelivery(components) } },
     components: { schemas: components.schemas, securitySchemes },
   };
-  document.components.schemas = usedComponents(document, components.schemas);
+  document.components.schemas = usedComponents(document, withRequestStringRules(paths, components.schemas));
   return document;
+}
+
+/**
+ * The schemas, those a request body can reach (a request's own, and the shapes it shares
+ * with responses) with the body reader's string rules (`addRequestStringRules`). A response-only shape is left as it is: an
+ * error's detail may quote a query value the body reader never saw.
+ */
+function withRequestStringRules(paths: Record<string, object>, schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const bodies = Object.values(paths).flatMap((item) => Object.values(item).map((operation: { requestBody?: unknown }) => operation.requestBody));
+  const reached = reachableComponents(refsIn(bodies), schemas);
+  const ruled: Record<string, JsonSchema> = { ...schemas };
+  for (const name of reached) {
+    const schema = structuredClone(schemas[name]!);
+    addRequestStringRules(schema);
+    ruled[name] = schema;
+  }
+  return ruled;
+}
+
+/** `names` and every component they refer to, directly or not. */
+function reachableComponents(names: string[], schemas: Record<string, unknown>): Set<string> {
+  const reached = new Set<string>();
+  const pending = [...names];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (reached.has(name)) continue;
+    reached.add(name);
+    pending.push(...refsIn(schemas[name]));
+  }
+  return reached;
 }
 
 const publisher = [{ [PUBLISHER]: [] }];
@@ -189,14 +223,14 @@ const EVENTS_EXAMPLE =
 /** `GET /events` (spec "Event stream"). */
 function eventsOperation(components: ComponentSchemas): object {
   const r = refusals(components);
-  const repeatable = (name: string, description: string) => ({
+  const repeatable = (name: string, description: string, items: object = { type: 'string' }) => ({
     name,
     in: 'query',
     required: false,
     description,
     style: 'form',
     explode: true,
-    schema: { type: 'array', items: { type: 'string' } },
+    schema: { type: 'array', items },
   });
   return {
     operationId: 'get_events',
@@ -211,7 +245,11 @@ function eventsOperation(components: ComponentSchemas): object {
     security: publisher,
     parameters: [
       repeatable('types', 'Only events of these types (repeat the parameter for several). Omitted: every type. Unknown types match nothing.'),
-      repeatable('subject', 'Only events about these resources, each `<kind>/<slug>` with kind `widget` or `activity`. Omitted: every subject.'),
+      repeatable(
+        'subject',
+        'Only events about these resources, each `<kind>/<slug>` with kind `widget` or `activity`. Omitted: every subject.',
+        parameterSchema(SubjectFilter),
+      ),
       {
         name: 'Last-Event-ID',
         in: 'header',
@@ -413,13 +451,6 @@ function webhookDelivery(components: ComponentSchemas): object {
 /** The components reachable from the operations: a component only one mode uses is left out. */
 function usedComponents<T>(document: object, schemas: Record<string, T>): Record<string, T> {
   const { components: _components, ...rest } = document as { components: unknown };
-  const used = new Set<string>();
-  const pending = refsIn(rest);
-  while (pending.length > 0) {
-    const name = pending.pop()!;
-    if (used.has(name)) continue;
-    used.add(name);
-    pending.push(...refsIn(schemas[name]));
-  }
+  const used = reachableComponents(refsIn(rest), schemas);
   return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
 }

@@ -17,6 +17,12 @@ export interface DiscriminatedInfo {
   readonly tag: string | undefined;
   /** The real alternatives (not the error-reporting fallbacks `pick` may return). */
   readonly branches: Readonly<Record<string, v.GenericSchema>>;
+  /**
+   * What an object without the tag is read as, where a branch lets the tag out: `branch`,
+   * one the union picks by itself (`byDefault`); `resource`, the branch of the resource the
+   * request is about (its template, fixed at creation), which the handler fills in.
+   */
+  readonly absentTag?: 'branch' | 'resource';
 }
 
 const registry = new WeakMap<object, DiscriminatedInfo>();
@@ -29,9 +35,10 @@ export function discriminated<const TBranches extends Record<string, v.GenericSc
   tag: string | undefined,
   branches: TBranches,
   pick: (input: unknown) => v.GenericSchema,
+  absentTag?: 'branch' | 'resource',
 ): v.LazySchema<TBranches[keyof TBranches]> {
   const schema = v.lazy((input) => pick(input) as TBranches[keyof TBranches]);
-  registry.set(schema, { tag, branches });
+  registry.set(schema, absentTag === undefined ? { tag, branches } : { tag, branches, absentTag });
   return schema;
 }
 
@@ -61,13 +68,18 @@ export function tagged<const TBranches extends Record<string, v.GenericSchema>>(
   const names = Object.keys(branches);
   const first = branches[names[0]!]!;
   const wrongTag = v.looseObject({ [tag]: v.picklist(names, literalMessage(names)) });
-  return discriminated(tag, branches, (input) => {
-    // Also what the OpenAPI conversion gets for `undefined`: a named branch, so no stray definition.
-    if (!isPlainObject(input)) return first;
-    const value = Object.hasOwn(input, tag) ? input[tag] : undefined;
-    const absent = value === undefined || (value === null && options.nullIsAbsent === true);
-    if (absent && options.byDefault !== undefined) return branches[options.byDefault(input)]!;
-    if (typeof value === 'string' && Object.hasOwn(branches, value)) return branches[value]!;
-    return wrongTag;
-  });
+  return discriminated(
+    tag,
+    branches,
+    (input) => {
+      // Also what the OpenAPI conversion gets for `undefined`: a named branch, so no stray definition.
+      if (!isPlainObject(input)) return first;
+      const value = Object.hasOwn(input, tag) ? input[tag] : undefined;
+      const absent = value === undefined || (value === null && options.nullIsAbsent === true);
+      if (absent && options.byDefault !== undefined) return branches[options.byDefault(input)]!;
+      if (typeof value === 'string' && Object.hasOwn(branches, value)) return branches[value]!;
+      return wrongTag;
+    },
+    options.byDefault === undefined ? 'resource' : 'branch',
+  );
 }

@@ -11,7 +11,7 @@ import { objectItem, orNull, strict } from '../schemas/primitives.js';
 import { ownRecord } from '../schemas/record.js';
 import { ACTION_ID_PATTERN, withDefault } from '../schemas/fields.js';
 import { checkWebhookUrl, type AddressPolicy, type UrlRefusal } from './address-guard.js';
-import { fillWithSample, hasOnlyKnownPlaceholders, templateHasOnlyKnownPlaceholders } from './template.js';
+import { fillWithSample, hasOnlyKnownPlaceholders, PLACEHOLDER_NAMES, templateHasOnlyKnownPlaceholders } from './template.js';
 
 export const WEBHOOK_MAP_MAX_ENTRIES = 9;
 export const WEBHOOK_HEADERS_MAX_BYTES = 1024;
@@ -23,6 +23,9 @@ export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
 
 /** Keys: an action id (the switchboard pattern) or `*`. */
 export const WEBHOOK_KEY_PATTERN = new RegExp(`^(?:\\*|${ACTION_ID_PATTERN.source.slice(1, -1)})$`);
+
+/** The placeholders, as the descriptions list them. */
+const PLACEHOLDER_LIST = PLACEHOLDER_NAMES.map((name) => `\`{{${name}}}\``).join(', ');
 
 /** Header names the owner may not set (compared case-insensitively), plus any `X-Svc-*`. */
 export const REFUSED_HEADER_NAMES = ['host', 'content-length', 'connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization'] as const;
@@ -72,21 +75,17 @@ export function templateByteSize(template: unknown): number | null {
   }
 }
 
-/** One error per header at `[..., name]`: name syntax, refused name, case duplicate, value characters; then the total. */
+/**
+ * Once every name and value has its syntax (the record's key and value schemas, which
+ * `/openapi.json` shows as patterns): one error per header at `[..., name]`, a refused name
+ * or a case duplicate; then the total.
+ */
 function checkHeaders({ dataset, addIssue }: v.RawCheckContext<Record<string, string>>): void {
   if (!dataset.typed) return;
   const headers = dataset.value;
   const seen = new Set<string>();
-  for (const [name, value] of Object.entries(headers)) {
-    const message = !HEADER_NAME.test(name)
-      ? MESSAGES.headerName
-      : isRefusedHeaderName(name)
-        ? MESSAGES.refusedHeader
-        : seen.has(name.toLowerCase())
-          ? MESSAGES.duplicateHeader
-          : !HEADER_VALUE.test(value)
-            ? MESSAGES.headerValue
-            : undefined;
+  for (const name of Object.keys(headers)) {
+    const message = isRefusedHeaderName(name) ? MESSAGES.refusedHeader : seen.has(name.toLowerCase()) ? MESSAGES.duplicateHeader : undefined;
     seen.add(name.toLowerCase());
     if (message !== undefined) addIssue({ message, path: [objectItem(headers, name)] });
   }
@@ -107,16 +106,21 @@ function webhookUrl(policy: AddressPolicy) {
       const verdict = checkWebhookUrl(fillWithSample(dataset.value, 'x'), policy);
       if (!verdict.ok) addIssue({ message: MESSAGES.url[verdict.reason] });
     }),
-    v.metadata({ format: 'uri' }),
-    v.description('`https://` URL; no port other than 443, no credentials, a public host. May contain placeholders.'),
+    // No `format: uri` in the document: with placeholders (`{{action}}`) it is a URI template, not a URI.
+    v.description(
+      `\`https://\` URL; no port other than 443, no credentials, a public host. May contain the placeholders ${PLACEHOLDER_LIST}, and no other \`{{...}}\`.`,
+    ),
   );
 }
 
 const webhookHeaders = ownRecord(
-  v.string(),
-  v.string(),
+  v.pipe(v.string(), v.regex(HEADER_NAME, MESSAGES.headerName)),
+  v.pipe(v.string(), v.regex(HEADER_VALUE, MESSAGES.headerValue)),
   v.rawCheck(checkHeaders),
-  v.description(`Extra request headers, at most ${WEBHOOK_HEADERS_MAX_BYTES} bytes in total.`),
+  v.description(
+    `Extra request headers, at most ${WEBHOOK_HEADERS_MAX_BYTES} bytes in total (UTF-8 of every name and value). Names are unique ` +
+      `regardless of case, and none is ${REFUSED_HEADER_NAMES.map((name) => `\`${name}\``).join(', ')} or \`x-svc-*\`, in any case.`,
+  ),
 );
 
 /** Any JSON; strings may contain placeholders. Absent or null: the event envelope is sent. */
@@ -125,7 +129,9 @@ const webhookBody = v.nullish(
     v.unknown(),
     v.check((template) => (templateByteSize(template) ?? Infinity) <= WEBHOOK_BODY_MAX_BYTES, MESSAGES.bodySize),
     v.check(templateHasOnlyKnownPlaceholders, MESSAGES.placeholder),
-    v.description(`JSON template of at most ${WEBHOOK_BODY_MAX_BYTES} bytes whose strings may contain placeholders.`),
+    v.description(
+      `JSON template of at most ${WEBHOOK_BODY_MAX_BYTES} bytes (compact UTF-8) whose strings may contain the placeholders ${PLACEHOLDER_LIST}, and no other \`{{...}}\`.`,
+    ),
   ),
   null,
 );

@@ -1,4 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { namedSchemas } from '../../src/openapi/components.js';
@@ -6,6 +9,8 @@ import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { Color, widgetTemplateNames } from '../../src/schemas/index.js';
 import type { ServiceError } from '../../src/errors.js';
 import { errorToResult } from '../../src/http/error-response.js';
+import { HOLDABLE_STRING_PATTERN as HOLDABLE } from '../../src/http/body.js';
+import { isHoldable } from '../../src/storage/holdable.js';
 import { deviceRoutes, publisherRoutes } from '../../src/handlers/routes.js';
 import { strictShape } from '../../src/schemas/primitives.js';
 
@@ -157,12 +162,12 @@ describe('components follow the validators', () => {
   });
 
   it('carries the bounds of the validators', () => {
-    expect(component('Segment', 'Input').properties.label.anyOf[0]).toEqual({ type: 'string', maxLength: 64 });
+    expect(component('Segment', 'Input').properties.label.anyOf[0]).toEqual({ type: 'string', maxLength: 64, pattern: HOLDABLE });
     expect(component('SegmentedProgressBar', 'Input').properties.segments).toMatchObject({ type: 'array', minItems: 1, maxItems: 4 });
     expect(component('Segment', 'Input').properties.value).toEqual({ type: 'number', minimum: 0, maximum: 1 });
-    expect(component('Icon', 'Input').properties.name).toEqual({ type: 'string', maxLength: 64 });
-    expect(component('Value', 'Input').properties.value).toEqual({ type: 'string', maxLength: 128 });
-    expect(component('GenericActivityContent', 'Input').properties.state.anyOf[0]).toEqual({ type: 'string', maxLength: 32 });
+    expect(component('Icon', 'Input').properties.name).toEqual({ type: 'string', maxLength: 64, pattern: HOLDABLE });
+    expect(component('Value', 'Input').properties.value).toEqual({ type: 'string', maxLength: 128, pattern: HOLDABLE });
+    expect(component('GenericActivityContent', 'Input').properties.state.anyOf[0]).toEqual({ type: 'string', maxLength: 32, pattern: HOLDABLE });
     expect(component('GenericActivityContent', 'Input').properties.remaining_time.anyOf[0]).toMatchObject({ type: 'integer', minimum: 0 });
     expect(component('ProgressActivityContent', 'Input').properties.tap_url.anyOf[0]).toMatchObject({
       type: 'string',
@@ -171,12 +176,18 @@ describe('components follow the validators', () => {
       format: 'uri',
     });
     expect(component('WidgetData', 'Input').properties.stale_after.anyOf[0]).toEqual({ type: 'integer', minimum: 60, maximum: 604800 });
-    expect(component('BudgetWidgetContent', 'Input').properties.currency).toEqual({ type: 'string', pattern: '^[A-Z]{3}$' });
+    expect(component('BudgetWidgetContent', 'Input').properties.currency).toEqual({ type: 'string', pattern: '^[A-Z]{3}$', allOf: [{ pattern: HOLDABLE }] });
     expect(component('CountdownWidgetContent', 'Input').properties.target).toEqual({ type: 'string', format: 'date-time' });
     expect(component('SwitchboardWidgetContent', 'Input').properties.actions).toMatchObject({ minItems: 1, maxItems: 8 });
     expect(component('SwitchboardPicture', 'Input').properties.url).toMatchObject({ maxLength: 256, pattern: '^https://' });
     expect(component('BudgetTotal', 'Input').properties.budget.anyOf[0]).toEqual({ type: 'number', exclusiveMinimum: 0 });
-    expect(component('PressReport', 'Input').properties.request_id).toEqual({ type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
+    expect(component('PressReport', 'Input').properties.request_id).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9_-]+$',
+      allOf: [{ pattern: HOLDABLE }],
+    });
   });
 
   it('unions are oneOf over the named branches; anyOf in requests that may leave the tag out', () => {
@@ -199,7 +210,7 @@ describe('components follow the validators', () => {
       { $ref: '#/components/schemas/SwitchboardToggle-Input' },
     ]);
     expect(component('GenericActivityContent', 'Input').properties.icon.oneOf).toEqual([
-      { type: 'string', maxLength: 64 },
+      { type: 'string', maxLength: 64, pattern: HOLDABLE },
       { $ref: '#/components/schemas/Icon-Input' },
       { type: 'null' },
     ]);
@@ -391,5 +402,68 @@ describe('the whole public API', () => {
     for (const [name, schema] of Object.entries(schemas)) if (!name.endsWith('-Output')) expect(defaults(schema), name).toBe(0);
     expect(component('SimpleProgressBar', 'Input').properties.color).toMatchObject({ $ref: '#/components/schemas/Color', description: 'Default: `"blue"`.' });
     expect(component('SimpleProgressBar', 'Output').properties.color).toMatchObject({ default: 'blue' });
+  });
+});
+
+describe('says what the server refuses (issue 32)', () => {
+  /** The document's schemas as a validator reads them (patterns with the `u` flag, as Ajv does). */
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  beforeAll(() => ajv.addSchema({ $id: 'doc', components: (buildOpenApiDocument() as { components: object }).components }));
+  const accepts = (name: string, value: unknown) => ajv.validate({ $ref: `doc#/components/schemas/${name}` }, value);
+
+  it('an empty subject filter, or one not <kind>/<slug>', () => {
+    const events = buildOpenApiDocument() as { paths: Record<string, { get: { parameters: { name: string; schema: object }[] } }> };
+    const subject = events.paths['/events']!.get.parameters.find((parameter) => parameter.name === 'subject')!.schema;
+    for (const value of ['widget/lights', 'activity/a b', 'widget/%00']) expect(ajv.validate(subject, [value]), value).toBe(true);
+    for (const value of ['', 'widget/', 'widget', 'lights', 'gadget/lights', 'widget/a/b', '/widget/a'])
+      expect(ajv.validate(subject, [value]), value).toBe(false);
+  });
+
+  it('strings with a NUL or an unpaired surrogate, in values and keys, and nothing else', () => {
+    const press = { owner: 'acme', slug: 'lights', request_id: 'r1', action: 'bell' };
+    expect(accepts('PressReport-Input', press)).toBe(true);
+    expect(accepts('PressReport-Input', { ...press, owner: 'ac😀me' })).toBe(true);
+    for (const bad of ['a\u0000', '\uD83D', 'x\uDE00', '\uDE00\uD83D'])
+      expect(accepts('PressReport-Input', { ...press, owner: bad }), JSON.stringify(bad)).toBe(false);
+    const map = (headers: Record<string, string>) => ({ webhooks: { '*': { url: 'https://hooks.example.com/a', headers } } });
+    expect(accepts('WebhookMap-Input', map({ 'X-Key': 'v' }))).toBe(true);
+    expect(accepts('WebhookMap-Input', map({ 'X-Key': 'v\u0000' }))).toBe(false);
+    const regex = new RegExp(HOLDABLE);
+    for (const text of ['', 'plain', 'é', '😀', '\uFFFF']) expect(regex.test(text) && new RegExp(HOLDABLE, 'u').test(text), text).toBe(true);
+  });
+
+  it('the string pattern is the body reader’s rule, read with and without the u flag', () => {
+    const codeUnit = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff)).map((unit) => String.fromCharCode(unit));
+    const text = fc.oneof(fc.string({ unit: codeUnit, maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 8 }));
+    const plain = new RegExp(HOLDABLE);
+    const unicode = new RegExp(HOLDABLE, 'u');
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(plain.test(value), JSON.stringify(value)).toBe(isHoldable(value));
+        expect(unicode.test(value), JSON.stringify(value)).toBe(isHoldable(value));
+      }),
+      { seed: 32, numRuns: 2_000 },
+    );
+  });
+
+  it('an empty webhook header name, a name that is not a token, a value with a control character', () => {
+    const map = (headers: Record<string, string>) => ({ webhooks: { '*': { url: 'https://hooks.example.com/a', headers } } });
+    for (const headers of [{ '': 'v' }, { 'X Key': 'v' }, { 'X-Key': 'a\r\nb' }, { 'X-Key': 'Ā' }] as Record<string, string>[]) {
+      expect(accepts('WebhookMap-Input', map(headers)), JSON.stringify(headers)).toBe(false);
+    }
+  });
+
+  it('{"content":{}} and other contents that no template takes; without `template`, the resource’s own is read', () => {
+    expect(accepts('WidgetData-Input', { content: {} })).toBe(false);
+    expect(accepts('WidgetData-Input', { content: { template: 'switchboard' } })).toBe(false);
+    expect(accepts('WidgetData-Input', { content: { template: 'status' } })).toBe(false);
+    expect(accepts('WidgetData-Input', { content: { template: 'energy', sources: [] } })).toBe(false);
+    expect(accepts('WidgetData-Input', { content: { value: { value: '21' } } })).toBe(true);
+    expect(component('WidgetContent', 'Input').description).toMatch(/`template` may be left out: the content is then read as the resource's own/);
+    expect(component('ActivityContent', 'Input').description).toMatch(/`template` may be left out/);
+    expect(component('SwitchboardAction', 'Input').description).toBeUndefined();
+    expect(component('GaugeWidgetContent', 'Input').description).toMatch(/`max_value`.*greater than `min_value`/);
+    expect(component('SwitchboardWidgetContent', 'Input').properties.actions.description).toMatch(/unique/);
   });
 });

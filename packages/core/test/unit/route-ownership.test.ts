@@ -52,7 +52,7 @@ describe('owns(path)', () => {
     for (const path of ['/nowhere', '/activity/build/', '/widget//webhooks']) {
       expect(await tilecast.handle(request('GET', path))).toMatchObject({ status: 404 });
     }
-    expect(await tilecast.handle(request('DELETE', '/events'))).toMatchObject({ status: 405, headers: { allow: 'GET' } });
+    expect(await tilecast.handle(request('DELETE', '/events'))).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
   });
 
   it('ownsPath: a handler without owns() claims every path', () => {

@@ -1,8 +1,8 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { iconField } from '../blocks.js';
 import { Color } from '../enums.js';
-import { valueError } from '../messages.js';
 import { atLeast, between, finiteNumber, orNull, strict, text } from '../primitives.js';
+import { atLeastOneOf } from '../at-least-one.js';
 import { widgetFields } from './common.js';
 import { list } from '../list.js';
 
@@ -32,7 +32,7 @@ export const HomeNode = strict({
   today: orNull(atLeast(0)),
 });
 
-export const energyWidgetSchema = v.pipe(
+export const energyWidgetSchema = atLeastOneOf(
   strict({
     ...widgetFields('energy'),
     sources: orNull(list(EnergySource, { max: 3 })),
@@ -40,10 +40,8 @@ export const energyWidgetSchema = v.pipe(
     battery: orNull(BatteryNode),
     home: orNull(HomeNode),
   }),
-  v.check(
-    (content) => (content.sources?.length ?? 0) > 0 || content.grid !== null || content.battery !== null || content.home !== null,
-    valueError('at least one source or one of grid, battery and home is required'),
-  ),
+  { sources: 'listed', grid: 'set', battery: 'set', home: 'set' },
+  'at least one source or one of grid, battery and home is required',
 );
 
 export type EnergyWidgetInput = v.InferInput<typeof energyWidgetSchema>;

@@ -22,6 +22,8 @@ export const gaugeWidgetSchema = v.pipe(
     v.partialCheck([['min_value'], ['max_value']], (content) => content.max_value > content.min_value, valueError('max_value must be greater than min_value')),
     ['max_value'],
   ),
+  // A rule between two fields, which JSON Schema cannot say: `/openapi.json` says it in words.
+  v.description('`max_value` (default 100) must be greater than `min_value` (default 0).'),
 );
 
 export type GaugeWidgetInput = v.InferInput<typeof gaugeWidgetSchema>;

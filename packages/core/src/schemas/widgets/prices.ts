@@ -31,7 +31,12 @@ function startsStrictlyIncrease({ dataset, addIssue }: v.RawCheckContext<v.Infer
 
 export const pricesWidgetSchema = strict({
   ...widgetFields('prices'),
-  entries: list(PriceEntry, { min: 1, max: 48 }, v.rawCheck(startsStrictlyIncrease)),
+  entries: list(
+    PriceEntry,
+    { min: 1, max: 48 },
+    v.rawCheck(startsStrictlyIncrease),
+    v.description('Each `start` is a later instant than the previous entry’s.'),
+  ),
   unit: orNull(text(16)),
 });
 

@@ -1,17 +1,18 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { Value } from '../blocks.js';
-import { valueError } from '../messages.js';
+import { atLeastOneOf } from '../at-least-one.js';
 import { orNull, strict } from '../primitives.js';
 import { widgetFields } from './common.js';
 
 /** `status`: a value and/or a state line; at least one of the two. */
-export const statusWidgetSchema = v.pipe(
+export const statusWidgetSchema = atLeastOneOf(
   strict({
     ...widgetFields('status'),
     value: orNull(Value),
     state: orNull(Value),
   }),
-  v.check((content) => content.value !== null || content.state !== null, valueError('at least one of value and state is required')),
+  { value: 'set', state: 'set' },
+  'at least one of value and state is required',
 );
 
 export type StatusWidgetInput = v.InferInput<typeof statusWidgetSchema>;

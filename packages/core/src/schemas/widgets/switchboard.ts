@@ -75,7 +75,12 @@ function idsAreUnique<TAction extends { id: string }>({ dataset, addIssue }: v.R
 export const switchboardWidgetSchema = strict({
   ...widgetFields('switchboard'),
   // At most 8: the webhook map holds eight actions plus the default entry.
-  actions: list(SwitchboardAction, { min: 1, max: 8 }, v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>)),
+  actions: list(
+    SwitchboardAction,
+    { min: 1, max: 8 },
+    v.rawCheck(idsAreUnique<v.InferOutput<typeof SwitchboardAction>>),
+    v.description('The action ids are unique within the widget.'),
+  ),
   title: orNull(text(32)),
   subtitle: orNull(text(64)),
   gradient: orNull(SwitchboardGradient),
