@@ -37,7 +37,7 @@ export function reportOf(error: unknown, where: string): { message: string; exit
   // The management API's errors: a record it was told about is missing or refuses the change
   // (a share with a device of the widget's own account) (1), or the input is invalid (2).
   if (error instanceof UnknownRecordError || error instanceof OwnDeviceShareError) return { message: error.message, exitCode: EXIT.failed };
-  if (error instanceof InvalidArgumentError) return { message: error.message, exitCode: EXIT.usage };
+  if (error instanceof InvalidArgumentError) return { message: invalidArgumentLine(error), exitCode: EXIT.usage };
   const message = error instanceof Error ? error.message : String(error);
   if (isStorageUnavailable(error) || isConnectionFailure(error)) {
     return { message: `PostgreSQL at ${where} is unavailable: ${message.replace(/^PostgreSQL unavailable: /, '')}`, exitCode: EXIT.unavailable };
@@ -46,4 +46,29 @@ export function reportOf(error: unknown, where: string): { message: string; exit
   if (typeof code === 'string' && REFUSED_SETTINGS.test(code))
     return { message: `PostgreSQL at ${where} refused the connection: ${message}`, exitCode: EXIT.usage };
   return { message, exitCode: EXIT.failed };
+}
+
+/** Management input fields that the CLI takes as options, by the option's name. */
+const OPTION_OF: Readonly<Record<string, string>> = {
+  activityQuota: '--quota',
+  dismissalDelayS: '--dismissal-delay',
+  staleAfter: '--stale-after',
+  template: '--template',
+  privacy: '--privacy',
+};
+
+/**
+ * An invalid argument in the CLI's words: the value the user gave and what it must be, not
+ * the management function that refused it (`createAccountIfAbsent: id: ...` means nothing to
+ * someone who typed `tilecast accounts create`).
+ */
+function invalidArgumentLine(error: InvalidArgumentError): string {
+  if (error.problems.length === 0) return error.message.replace(/^[A-Za-z]+: /, '');
+  return error.problems
+    .map(({ path, message, received }) => {
+      const what = path === null ? 'value' : (OPTION_OF[path] ?? path);
+      const value = typeof received === 'string' || typeof received === 'number' ? ` ${JSON.stringify(received)}` : '';
+      return `invalid ${what}${value}: ${message}`;
+    })
+    .join('; ');
 }

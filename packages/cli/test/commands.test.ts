@@ -119,8 +119,12 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
       /^tilecast accounts create: account "acme" already exists \(left as it is; `tilecast tokens rotate acme` issues a new token\)$/m,
     );
     expect(await store.getAccount('acme')).toEqual(before);
-    await expectFailure(['accounts', 'create', 'bad id'], 2, /createAccountIfAbsent: id: must be 1-64 characters/);
-    await expectFailure(['accounts', 'create', 'big', '--quota', '10001'], 2, /activityQuota: Invalid value: Expected <=10000 but received 10001/);
+    await expectFailure(['accounts', 'create', 'bad id'], 2, /^tilecast accounts create: invalid id "bad id": must be 1-64 characters/m);
+    await expectFailure(
+      ['accounts', 'create', 'big', '--quota', '10001'],
+      2,
+      /^tilecast accounts create: invalid --quota 10001: Invalid value: Expected <=10000 but received 10001$/m,
+    );
     expect(await store.getAccount('big')).toBeNull();
   });
 
@@ -183,7 +187,7 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
 
     await expectFailure(['subscription', 'set', 'nobody', 'none'], 1, /^tilecast subscription set: no account "nobody"$/m);
     await expectFailure(['quota', 'set', 'nobody', '1'], 1, /^tilecast quota set: no account "nobody"$/m);
-    await expectFailure(['quota', 'set', 'acme', '10001'], 2, /setActivityQuota: Invalid value: Expected <=10000/);
+    await expectFailure(['quota', 'set', 'acme', '10001'], 2, /^tilecast quota set: invalid value 10001: Invalid value: Expected <=10000/m);
   });
 
   it('activities create and delete', async () => {
@@ -205,7 +209,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     );
     expect((await store.getActivity('acme', 'build'))?.template).toBe('progress');
     await expectFailure(['activities', 'create', 'nobody', 'build', '--template', 'progress'], 1, /^tilecast activities create: no account "nobody"$/m);
-    await expectFailure(['activities', 'create', 'acme', 'late', '--template', 'progress', '--dismissal-delay', '14401'], 2, /dismissalDelayS: Invalid value/);
+    await expectFailure(
+      ['activities', 'create', 'acme', 'late', '--template', 'progress', '--dismissal-delay', '14401'],
+      2,
+      /^tilecast activities create: invalid --dismissal-delay 14401: Invalid value/m,
+    );
 
     expect(await cliJson('activities', 'delete', 'acme', 'deploy')).toEqual({ account: 'acme', slug: 'deploy', deleted: true });
     expect((await cli('activities', 'delete', 'acme', 'build')).stdout).toBe('Deleted activity acme/build.\n');
@@ -227,7 +235,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     expect(await store.getWidget('acme', 'boiler')).toMatchObject({ template: 'gauge', staleAfter: 3600, privacy: 'hidden_when_locked', content: null });
     await expectFailure(['widgets', 'create', 'acme', 'lights', '--template', 'gauge'], 1, /account "acme" already has a widget "lights" \(left as it is\)/);
     expect((await store.getWidget('acme', 'lights'))?.template).toBe('switchboard');
-    await expectFailure(['widgets', 'create', 'acme', 'x', '--template', 'gauge', '--stale-after', '59'], 2, /staleAfter: Invalid value: Expected >=60/);
+    await expectFailure(
+      ['widgets', 'create', 'acme', 'x', '--template', 'gauge', '--stale-after', '59'],
+      2,
+      /^tilecast widgets create: invalid --stale-after 59: Invalid value: Expected >=60/m,
+    );
     await expectFailure(['widgets', 'create', 'nobody', 'x', '--template', 'gauge'], 1, /no account "nobody"/);
 
     expect(await cliJson('widgets', 'delete', 'acme', 'boiler')).toEqual({ account: 'acme', slug: 'boiler', deleted: true });
@@ -345,7 +357,11 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     await expectFailure(['seed', 'apply', join(dir, 'broken.json')], 2, /the seed file .*broken\.json is not JSON/);
     await expectFailure(['seed', 'apply', join(dir, 'absent.json')], 2, /cannot read the seed file .*absent\.json: ENOENT/);
     await writeFile(join(dir, 'invalid.json'), JSON.stringify({ accounts: [{ id: 'x', colour: 'red' }] }));
-    await expectFailure(['seed', 'apply', join(dir, 'invalid.json')], 2, /seed file: accounts\.0\.colour: Invalid key/);
+    await expectFailure(
+      ['seed', 'apply', join(dir, 'invalid.json')],
+      2,
+      /^tilecast seed apply: the seed file .*\.json is invalid: accounts\.0\.colour: Invalid key/m,
+    );
     await writeFile(
       join(dir, 'dangling.json'),
       JSON.stringify({ accounts: [{ id: 'acme', widgets: [{ slug: 'lights', template: 'gauge', shared_with: ['ghost'] }] }] }),

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { loadSeed, type SeedResult } from '@tilecast/core';
+import { InvalidArgumentError, loadSeed, type SeedResult } from '@tilecast/core';
 import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
 
@@ -13,7 +13,13 @@ export const seedApply = defineCommand({
   examples: ['seed apply seed.json'],
   async run({ args }, database) {
     const seed = await readSeed(args.file!);
-    const result = await loadSeed(await database.management(), seed);
+    const result = await loadSeed(await database.management(), seed).catch((error: unknown) => {
+      // A file that does not parse as a seed: the path into it (`accounts.0.colour`) is what
+      // the user needs, as written. (A seed naming a missing record is reported as usual.)
+      if (error instanceof InvalidArgumentError && error.problems.length > 0)
+        throw usageError(`the seed file ${args.file} is invalid: ${error.message.replace(/^seed file: /, '')}`);
+      throw error;
+    });
     return { json: result, text: describe(result) };
   },
 });

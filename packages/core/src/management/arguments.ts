@@ -1,8 +1,22 @@
 import * as v from 'valibot';
 
-/** A management call was given something it cannot accept (a programming or seed-file error). */
+/** One thing wrong with a management call's input: where (a dot path such as `accounts.0.id`, or null for the whole value), what, and the value found. */
+export interface ArgumentProblem {
+  path: string | null;
+  message: string;
+  received: unknown;
+}
+
+/**
+ * A management call was given something it cannot accept (a programming or seed-file error).
+ * The message names the call for a programmer (`createAccount: id: must be ...`); `problems`
+ * says the same without it, for a tool that words the error for its own users (the CLI).
+ */
 export class InvalidArgumentError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly problems: readonly ArgumentProblem[] = [],
+  ) {
     super(message);
     this.name = 'InvalidArgumentError';
   }
@@ -58,9 +72,7 @@ export function parseArgument<const S extends v.GenericSchema>(schema: S, input:
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   // One line: each issue with the path of the value it is about (`accounts.0.id: must be ...`).
-  const issues = result.issues.map((issue) => {
-    const path = v.getDotPath(issue);
-    return path === null ? issue.message : `${path}: ${issue.message}`;
-  });
-  throw new InvalidArgumentError(`${what}: ${issues.join('; ')}`);
+  const problems = result.issues.map((issue) => ({ path: v.getDotPath(issue), message: issue.message, received: issue.input }));
+  const issues = problems.map(({ path, message }) => (path === null ? message : `${path}: ${message}`));
+  throw new InvalidArgumentError(`${what}: ${issues.join('; ')}`, problems);
 }
