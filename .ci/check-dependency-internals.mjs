@@ -10,7 +10,7 @@
 //     through `any`), and `import { _name } from 'dependency'`;
 //   - any tilde-named key or member (`x['~run']`, `{ '~run': f }`, `T['~types']`): nothing of
 //     ours is named so. `'~standard'` is allowed: it is the Standard Schema interface, public
-//     by specification.
+//     by that standard.
 // Our own private fields (`this._x`, `#x`) are declared in our sources, so they never count.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

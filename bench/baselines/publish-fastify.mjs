@@ -1,6 +1,6 @@
 // Baseline for P1F: a hand-written Fastify route: Fastify's own JSON body parser (at
 // Tilecast's 64 KiB limit), the same valibot schema Tilecast uses, a Map, and the
-// specification's answer bytes.
+// contract's answer bytes (docs/contract/publisher-api.md#widget-response).
 import Fastify from 'fastify';
 import * as v from 'valibot';
 import { widgetContentSchemas } from '@tilecast/core/schemas';

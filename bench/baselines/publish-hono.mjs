@@ -1,5 +1,6 @@
 // Baseline for P1H: a hand-written Hono route on @hono/node-server: the request's JSON body,
-// the same valibot schema Tilecast uses, a Map, and the specification's answer bytes.
+// the same valibot schema Tilecast uses, a Map, and the contract's answer bytes
+// (docs/contract/publisher-api.md#widget-response).
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import * as v from 'valibot';

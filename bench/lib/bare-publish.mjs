@@ -1,7 +1,8 @@
 // The bare publisher's request handler, shared by the P1/P3 baseline and the W1 baseline
 // (which also forwards presses): it reads the body, validates the content with the same
 // valibot schema Tilecast uses, stores it in a Map and answers with the validated content
-// in the response shape the specification gives (so both servers send the same bytes).
+// in the response shape of docs/contract/publisher-api.md#activity-response-echo and
+// docs/contract/publisher-api.md#widget-response (so both servers send the same bytes).
 import * as v from 'valibot';
 import { activityContentSchemas, widgetContentSchemas } from '@tilecast/core/schemas';
 import { readBody } from './serve.mjs';

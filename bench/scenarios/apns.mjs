@@ -1,4 +1,4 @@
-// A1–A3: pushes to real phones through APNs (real-devices §2), against transport-apns's
+// A1–A3: pushes to real phones through APNs (docs/contract/apns.md), against transport-apns's
 // test double. Where the processes run: the measured sender (Tilecast with
 // transport-apns, or the bare node:http2 client) alone on the server core; the double,
 // which both senders push to, on the load core with the runner, niced, so that the

@@ -1,5 +1,6 @@
 // The receiver of the APNs scenarios: transport-apns's test double (HTTP/2 over TLS, every
-// provider token and payload checked as real-devices §2 says), in a process of its own.
+// provider token and payload checked as docs/contract/apns.md#apns-jwt and the push rules after it say), in a
+// process of its own.
 // It runs on the load core (see scenarios/apns.mjs), never on the measured server's.
 // IPC: `stats` (CPU, memory), `reset` (forget what was received), `summary` (counts, and
 // per device token whether its pushes arrived in timestamp and update order).

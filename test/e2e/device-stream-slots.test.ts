@@ -1,5 +1,5 @@
 /**
- * `GET /device/stream` is capped per device (reference-deployment §9, third round): at most
+ * `GET /device/stream` is capped per device (docs/contract/device-api.md#device-stream-cap, docs/contract/device-api.md#device-stream-slot-release): at most
  * 4 open per device, across instances; a fifth gets `429 {"detail": "Too many device
  * streams"}`. Slots are leases like those of `GET /events`: released when a stream ends,
  * renewed while it lives, freed with the device and its credential.

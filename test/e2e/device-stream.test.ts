@@ -62,7 +62,7 @@ describe.each(adapters)('GET /device/stream through %s', (adapter) => {
       ['update', 'ONGOING', 30],
       ['end', 'IDLE', 30],
     ]);
-    // Exactly the fields of reference-deployment §5 (the APNs-only fields stay out).
+    // Exactly the fields of docs/contract/device-api.md#device-stream-activity-event (the APNs-only fields stay out).
     for (const p of phases) expect(Object.keys(p).sort()).toEqual(['content', 'dismissal_delay_s', 'owner', 'phase', 'slug', 'state']);
   });
 

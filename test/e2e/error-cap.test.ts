@@ -1,4 +1,4 @@
-/** reference-deployment §9: a field-error array holds at most 64 items, the first ones in document order. */
+/** docs/contract/limits-and-errors.md#field-error-cap: a field-error array holds at most 64 items, the first ones in document order. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { progressUpdate, seedFixture, switchboardContent, unknownMembers, type Fixture } from '../support/fixtures.js';

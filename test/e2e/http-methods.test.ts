@@ -1,5 +1,5 @@
 /**
- * Methods at the edges (reference-deployment §9, third round), through every adapter:
+ * Methods at the edges (docs/contract/limits-and-errors.md#head-on-get-routes, docs/contract/limits-and-errors.md#method-not-allowed), through every adapter:
  * `HEAD` on every `GET` route answers the `GET`'s status and headers with no body; on an
  * event-stream route it opens no stream and takes no slot; any other method Node parses,
  * on a path Tilecast has, is a JSON `405` whose `Allow` lists `HEAD` wherever it lists `GET`.

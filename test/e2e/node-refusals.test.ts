@@ -1,5 +1,6 @@
 /**
- * What Node answers by itself, and clients that leave (reference-deployment §9), over raw
+ * What Node answers by itself, and clients that leave (docs/contract/limits-and-errors.md#node-refusals-json, docs/contract/limits-and-errors.md#continue-after-checks,
+ * docs/contract/limits-and-errors.md#client-abort-logged), over raw
  * sockets on 127.0.0.1 through each adapter: oversized headers, malformed requests and
  * CONNECT get the JSON error shape; `100 Continue` comes only after authentication and the
  * size check; a client that aborts its upload is logged at info as an abort, and nothing is

@@ -118,7 +118,7 @@ describe.each(adapters)('POST /device/presses through %s', (adapter) => {
       [{ action: 'bell', extra: 1 }, ['body', 'extra'], 'extra_forbidden'],
       [{ action: 'bell', request_id: '' }, ['body', 'request_id'], 'string_too_short'],
       [{ action: 'bell', request_id: 'x'.repeat(129) }, ['body', 'request_id'], 'string_too_long'],
-      // Only A-Z a-z 0-9 _ - (reference-deployment §5): it may be filled into a webhook URL unencoded.
+      // Only A-Z a-z 0-9 _ - (docs/contract/device-api.md#press-request-id): it may be filled into a webhook URL unencoded.
       [{ action: 'bell', request_id: '../admin?x=1&' }, ['body', 'request_id'], 'string_pattern_mismatch'],
       [{ action: 'bell', request_id: 'a.b' }, ['body', 'request_id'], 'string_pattern_mismatch'],
       [{ action: 'bell', request_id: 'a b' }, ['body', 'request_id'], 'string_pattern_mismatch'],

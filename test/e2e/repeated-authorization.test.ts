@@ -1,6 +1,5 @@
 /**
- * Two or more `Authorization` headers are a `401` (reference-deployment §9 "More
- * hardening"), on the publisher API, `GET /events`, the webhook-map endpoints and the
+ * Two or more `Authorization` headers are a `401` (docs/contract/publisher-api.md#authorization-header-repeated), on the publisher API, `GET /events`, the webhook-map endpoints and the
  * device API, through every adapter. fetch merges repeated headers, so the requests are
  * written on a raw socket.
  */

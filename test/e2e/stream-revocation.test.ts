@@ -1,5 +1,5 @@
 /**
- * Open streams end with their credentials (reference-deployment §9 "More hardening"): a
+ * Open streams end with their credentials (docs/contract/events-and-webhooks.md#stream-revocation): a
  * rotated token, an ended subscription, a deleted account, a removed device or a new device
  * token ends the streams opened with the old credential within 5 s; every other stream
  * keeps running.

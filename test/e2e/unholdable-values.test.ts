@@ -1,6 +1,6 @@
 /**
  * Values a store cannot hold (a NUL, a lone surrogate) never reach it, and the answer is
- * the same on every storage (reference-deployment §9 "More hardening"): in a path
+ * the same on every storage (docs/contract/limits-and-errors.md#unholdable-values): in a path
  * parameter a `404` with the route's own detail, in a credential a `401`, in a
  * `Last-Event-ID` an unrecognised position, in a press body a `422` field error.
  */

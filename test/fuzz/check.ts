@@ -1,5 +1,5 @@
 /**
- * The invariants every fuzzed answer must hold (reference-deployment §9): no 5xx; an
+ * The invariants every fuzzed answer must hold (docs/contract/limits-and-errors.md#no-500-no-stall, docs/contract/limits-and-errors.md#field-error-array, docs/contract/limits-and-errors.md#field-error-cap): no 5xx; an
  * error is JSON, `{"detail": string}` or `{"detail": [{loc, msg, type}, ...]}` with only
  * those keys and at most 64 items; an event stream is a `200` `text/event-stream`; and
  * no success for two `Authorization` headers or a press with a bad `request_id`.
@@ -34,8 +34,8 @@ export function problems(request: RawRequest, reply: RawReply): string[] {
 }
 
 /**
- * Two refusals that reference-deployment §9 and §5 make certain whatever else is in the
- * request: two or more `Authorization` headers are a 401 (the OpenAPI document needs
+ * Two refusals that docs/contract/publisher-api.md#authorization-header-repeated and docs/contract/device-api.md#press-request-id
+ * make certain whatever else is in the request: two or more `Authorization` headers are a 401 (the OpenAPI document needs
  * none), and a press whose `request_id` is outside `A-Z a-z 0-9 _ -` is a 422.
  */
 function acceptedWrongly(request: RawRequest): string[] {

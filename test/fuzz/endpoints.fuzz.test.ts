@@ -1,6 +1,6 @@
 /**
- * Fuzz test (issue 20, reference-deployment §9 "No input of any shape produces a 500 or
- * stalls the process"): mutated bodies, paths and headers to every endpoint, through a
+ * Fuzz test (issue 20, docs/contract/limits-and-errors.md#no-500-no-stall: no input of any shape produces a 500 or
+ * stalls the process): mutated bodies, paths and headers to every endpoint, through a
  * real adapter over real HTTP on 127.0.0.1, on memory and PostgreSQL storage. Each answer
  * must come within a bound, never be a 5xx, and every error must be JSON in the
  * specified shape (see ./check.ts).

@@ -385,7 +385,7 @@ export const validPressBody = fc
 
 /** Path segments a store cannot hold or a router may trip on, percent-encoded as sent. */
 export const weirdSegment: fc.Arbitrary<string> = fc.oneof(
-  // What no store can hold (NUL, lone surrogates): reference-deployment §9, issue 20 item 1.
+  // What no store can hold (NUL, lone surrogates): docs/contract/limits-and-errors.md#unholdable-values, issue 20 item 1.
   { weight: 3, arbitrary: fc.constantFrom('%00', 'a%00b', 'lights%00', 'boiler%00x', '%ED%A0%80', 'a%ED%A0%80b', '%ED%B0%80', 'lights%ED%B0%80') },
   {
     weight: 3,

@@ -1,5 +1,5 @@
 /**
- * reference-deployment §9: a body with thousands of faults costs no more to refuse than a
+ * docs/contract/limits-and-errors.md#field-error-cost: a body with thousands of faults costs no more to refuse than a
  * valid body of the same size costs to accept. Measured through the core handler (body
  * read, JSON parse, checks, store, answer serialised), as ratios within one run: never
  * absolute times, which depend on the machine.

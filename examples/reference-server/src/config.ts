@@ -2,7 +2,7 @@ import { SettingProblem } from './setting-parsers.js';
 import { SETTINGS, type SettingName, type SettingValues } from './settings.js';
 import { type LogLevel, type MetricsConfig, metricsConfig, metricsProblems } from './observability-config.js';
 
-/** The reference deployment's settings, read from the environment (reference-deployment §7). */
+/** The reference deployment's settings, read from the environment (docs/contract/reference-deployment.md). */
 export interface ServerConfig {
   port: number;
   host: string;
@@ -37,7 +37,7 @@ export interface ServerConfig {
    * flight, device pushes and webhook deliveries get to finish before they are cut.
    */
   shutdownGraceMs: number;
-  /** APNs delivery (real-devices §3): on when the four `TILECAST_APNS_*` key settings are set, else null. */
+  /** APNs delivery (docs/contract/apns.md#apns-reference-settings): on when the four `TILECAST_APNS_*` key settings are set, else null. */
   apns: ApnsConfig | null;
   /** `GET /metrics`: `TILECAST_METRICS`, `TILECAST_METRICS_PORT` (observability-config.ts). */
   metrics: MetricsConfig;

@@ -18,7 +18,7 @@ const FOUR = {
   TILECAST_APNS_BUNDLE_ID: 'com.example.app',
 };
 
-describe('APNs settings (real-devices §3)', () => {
+describe('APNs settings (docs/contract/apns.md#apns-reference-settings)', () => {
   it('none set: APNs delivery is off', () => {
     expect(readConfig({}).apns).toBeNull();
     expect(readConfig({ TILECAST_APNS_KEY_ID: '' }).apns).toBeNull();

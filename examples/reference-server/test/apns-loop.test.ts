@@ -2,7 +2,7 @@
  * The README's APNs walk-through, run by a test: the demo's double, key and CA, the
  * reference server started with the `TILECAST_APNS_*` lines the demo prints, the phone's
  * tokens registered over HTTP, and a PATCH that reaches the double as a signed push
- * while the device stream still gets it too (real-devices §3).
+ * while the device stream still gets it too (docs/contract/apns.md#apns-device-stream-too).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

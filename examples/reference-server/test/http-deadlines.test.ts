@@ -1,5 +1,5 @@
 /**
- * The reference server's HTTP deadlines (reference-deployment §9, third round): its settings
+ * The reference server's HTTP deadlines (docs/contract/limits-and-errors.md#body-stall-timeout, docs/contract/limits-and-errors.md#server-timeouts): its settings
  * reach the server, a request whose body stops arriving is answered `408` at the request
  * deadline, and the long-lived streams (`GET /events`, `GET /device/stream`) outlive it.
  */

@@ -66,7 +66,7 @@ export const tilecastPlugin: FastifyPluginCallback<TilecastPluginOptions> = (ins
  * Fastify routes only some methods (`GET`, `POST`, ... `QUERY`) and sends any other that
  * Node parses (`PURGE`, `PROPFIND`, `LINK`, ...) to the host's 404 handler, before any
  * plugin sees it. A known path answers every method with the core's `405` and `Allow`, as
- * on every adapter (reference-deployment §9), so the others are made routable. This adds
+ * on every adapter (docs/contract/limits-and-errors.md#method-not-allowed), so the others are made routable. This adds
  * to the server's methods (Fastify has one set per server): a path without a route still
  * gets the host's 404 for them. `CONNECT` never reaches a route (see `answerConnect`).
  */

@@ -41,7 +41,7 @@ class NodeSseSink implements SseSink {
 
   write(text: string): Promise<void> {
     // No waiting for 'drain': the core watches `bufferedBytes` and ends a stream whose
-    // client stopped reading (reference-deployment §9), instead of stalling its loop.
+    // client stopped reading (docs/contract/events-and-webhooks.md#sse-slow-consumer-cutoff), instead of stalling its loop.
     if (!this.res.closed && !this.res.writableEnded) this.res.write(text);
     return written;
   }

@@ -1,5 +1,5 @@
 /**
- * The deadlines `listen()` sets (reference-deployment §9, third round): a request whose
+ * The deadlines `listen()` sets (docs/contract/limits-and-errors.md#body-stall-timeout, docs/contract/limits-and-errors.md#server-timeouts): a request whose
  * body (or headers) stops arriving is answered `408` within its deadline, not after Node's
  * 5 minutes (checked every 30 s); an idle kept-alive connection closes after its own
  * deadline; and a long-lived response (an event stream) outlives the request deadline,

@@ -4,7 +4,7 @@ import type { Connection } from './http.js';
 import { readSse } from './sse.js';
 import { backoffDelay, type BackoffOptions, type Timing } from './timing.js';
 
-/** The envelope of every event (spec "Events"). */
+/** The envelope of every event (docs/contract/events-and-webhooks.md#event-envelope). */
 export interface TilecastEvent<TType extends string = string, TData = unknown> {
   /** Delivery id: identical on every retry and replay of one press. */
   id: string;
@@ -49,7 +49,7 @@ export interface EventLoopSettings {
   dedupeSize: number;
 }
 
-/** The spec's default until the stream says otherwise. */
+/** The `retry:` a stream opens with (docs/contract/events-and-webhooks.md#sse-opening), until the stream says otherwise. */
 const DEFAULT_RETRY_MS = 1000;
 /**
  * Refusals that retrying cannot fix (bad token, no subscription, bad filter, too many

@@ -1,4 +1,5 @@
-/** Shapes of the widget webhook map endpoints (spec "PUT/GET/DELETE /widget/{slug}/webhooks"). */
+/** Shapes of the widget webhook map endpoints (docs/contract/events-and-webhooks.md#webhook-map-put, docs/contract/events-and-webhooks.md#webhook-map-get,
+ * docs/contract/events-and-webhooks.md#webhook-map-delete, docs/contract/events-and-webhooks.md#webhook-map-response). */
 
 export type WebhookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
 

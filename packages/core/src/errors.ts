@@ -81,7 +81,7 @@ export function isStorageUnavailable(value: unknown): value is StorageUnavailabl
   return typeof value === 'object' && value !== null && (value as { [UNAVAILABLE]?: unknown })[UNAVAILABLE] === true;
 }
 
-/** The refusal for a body that is not JSON (reference-deployment §2): a 422 array error, never a 500. */
+/** The refusal for a body that is not JSON (docs/contract/limits-and-errors.md#json-invalid): a 422 array error, never a 500. */
 export function jsonDecodeError(): ServiceError {
   return { kind: 'validation', errors: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
 }

@@ -1,6 +1,6 @@
 /**
- * The pressable tile state machine of a switchboard widget, device side (service spec,
- * "Pressable tile display states" and rules 1–6; "Confirming a press").
+ * The pressable tile state machine of a switchboard widget, device side (docs/contract/device-api.md#tile-states
+ * and rules 1–6 after it; docs/contract/events-and-webhooks.md#confirm-wait).
  *
  * Pure: every event carries its own time (`at`, milliseconds on any monotonic or wall
  * clock the host picks), nothing here reads a clock or starts a timer. The host asks
@@ -15,7 +15,7 @@ export type TileKind = 'toggle' | 'button';
 /** Custom wording of the states: renames them, never changes when they show (rule 4). The published shape, as the client types it. */
 export type { StateWords };
 
-/** A switchboard action as published by the owner (reference-deployment §8). */
+/** A switchboard action as published by the owner (docs/contract/templates.md#switchboard-action). */
 export interface PublishedAction {
   id: string;
   label: string;
@@ -32,11 +32,11 @@ export interface PublishedAction {
 
 /** How long each state lasts. Injected so a host (or a test) can shorten them. */
 export interface TileTimings {
-  /** A toggle waits this long for a confirming update before `No response` (spec: 15 s). */
+  /** A toggle waits this long for a confirming update before `No response` (docs/contract/device-api.md#tile-state-no-response: 15 s). */
   toggleWaitMs: number;
   /** `No response` shows for about a minute. */
   noResponseMs: number;
-  /** A button waits this long for any update (spec: 5 s)... */
+  /** A button waits this long for any update (docs/contract/device-api.md#tile-state-sent: 5 s)... */
   buttonWaitMs: number;
   /** ...then `Sent` stays about 2 s longer before the tile returns to its published content. */
   sentExtraMs: number;

@@ -1,6 +1,6 @@
 /**
- * The pressable tile state machine against the spec's "Pressable tile display states"
- * table (one block per row) and rules 1–6, with the timings of "Confirming a press".
+ * The pressable tile state machine against the display states of docs/contract/device-api.md#tile-states
+ * (one block per row) and rules 1–6 after it, with the timings of docs/contract/events-and-webhooks.md#confirm-wait.
  */
 import { describe, expect, it } from 'vitest';
 import {

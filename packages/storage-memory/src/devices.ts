@@ -41,8 +41,8 @@ export function deviceMethods(state: MemoryState): DeviceStore {
       }
       const previous = state.devices.get(device.id);
       if (previous) {
-        // A rotated token or a moved device loses its APNs registrations (real-devices §1) and
-        // its stream slots; a moved device also loses the shares made for its old account.
+        // A rotated token or a moved device loses its APNs registrations (docs/contract/device-api.md#device-registrations-follow-token)
+        // and its stream slots (docs/contract/device-api.md#device-stream-slot-release); a moved device also loses the shares made for its old account.
         if (previous.tokenHash !== device.tokenHash || previous.accountId !== device.accountId) {
           forgetApnsOf(state, device.id);
           state.deviceStreamSlots.delete(device.id);

@@ -9,7 +9,7 @@ import type { PoolClientLike, PoolLike, QueryResultLike, Statement } from './db.
  * recovers by itself: nothing here is sticky but the discarded connection.
  */
 
-/** Milliseconds; a few seconds each by default (reference-deployment §9). */
+/** Milliseconds; a few seconds each by default (docs/contract/limits-and-errors.md#storage-deadlines). */
 export interface Deadlines {
   /** Opening one connection (TCP, TLS, startup and authentication). */
   connectTimeoutMs: number;

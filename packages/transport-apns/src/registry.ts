@@ -14,7 +14,7 @@ export interface ApnsRegistrations {
 
 /**
  * Where the transport finds a device's APNs tokens, and tells what APNs said about them.
- * The Tilecast stores implement it (real-devices §1); `createMemoryApnsRegistry` is an
+ * The Tilecast stores implement it (docs/contract/device-api.md#device-sync-api, docs/contract/apns.md#apns-token-removal); `createMemoryApnsRegistry` is an
  * in-memory one for tests and embedders. Every method may be called concurrently.
  *
  * Tokens are lower-case hex. Update tokens of a device use its registered environment:

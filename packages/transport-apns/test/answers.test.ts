@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONNECTION_THREADS, activity, flush, rig, T0, TOKENS, until, widget, type Rig } from './support.js';
 
-describe.each(CONNECTION_THREADS)('transport-apns: answers (real-devices §2) (connections on the %s thread)', (connectionThread) => {
+describe.each(CONNECTION_THREADS)('transport-apns: answers (docs/contract/apns.md#apns-answers) (connections on the %s thread)', (connectionThread) => {
   let r: Rig;
   afterEach(() => r?.close());
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CONNECTION_THREADS, activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, TOKENS, widget, type Rig } from './support.js';
 
 describe.each(CONNECTION_THREADS)(
-  'transport-apns: push types, topics, headers and payloads (real-devices §2) (connections on the %s thread)',
+  'transport-apns: push types, topics, headers and payloads (docs/contract/apns.md#apns-pushes) (connections on the %s thread)',
   (connectionThread) => {
     let r: Rig;
     afterEach(() => r?.close());

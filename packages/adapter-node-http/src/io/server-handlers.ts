@@ -1,4 +1,4 @@
-/** What Node answers by itself, given the service's answers (reference-deployment §9). */
+/** What Node answers by itself, given the service's answers (docs/contract/limits-and-errors.md#node-refusals-json). */
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -7,7 +7,7 @@ import { writeCoreResult } from '../response.js';
 
 /**
  * Gives a `node:http` server the service's answers where Node would answer alone
- * (reference-deployment §9). The adapters install it on the servers they create; a host
+ * (docs/contract/limits-and-errors.md#node-refusals-json, docs/contract/limits-and-errors.md#continue-after-checks). The adapters install it on the servers they create; a host
  * that creates its own server calls it once:
  * - `clientError` (oversized headers, a malformed request line, ...): a JSON error body
  *   from the core's error table, instead of Node's empty 431 / 400;

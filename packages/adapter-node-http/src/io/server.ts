@@ -23,7 +23,7 @@ export interface ListenOptions extends RequestListenerOptions {
   keepAliveTimeoutMs?: number;
 }
 
-/** The timeouts {@link listen} sets when its options leave them out (reference-deployment §9, third round). */
+/** The timeouts {@link listen} sets when its options leave them out (docs/contract/limits-and-errors.md#body-stall-timeout, docs/contract/limits-and-errors.md#server-timeouts). */
 export const DEFAULT_TIMEOUTS = { requestTimeoutMs: 20_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 } as const;
 
 /** Node checks the request and header deadlines every 30 s by default: a stalled body would wait up to that much longer. */

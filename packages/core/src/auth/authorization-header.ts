@@ -6,7 +6,7 @@ const CREDENTIALS = /^[\x21-\x7e]+$/;
 
 /**
  * The one Authorization header of a request, or undefined when there is none or more than
- * one: two `Authorization` headers are a `401` (reference-deployment §9), never "the first
+ * one: two `Authorization` headers are a `401` (docs/contract/publisher-api.md#authorization-header-repeated), never "the first
  * one wins". Adapters hand repeated headers over as an array; an array of one is one header.
  */
 export function soleAuthorization(header: HeaderValue): string | undefined {

@@ -7,7 +7,7 @@ import { claimStreamSlot, releaseStreamSlot } from '../sse/slot-claim.js';
 import type { HeldSlot, StreamSlotKind } from '../sse/stream-slots.js';
 import { activityPush, widgetPush } from '../transport/pushes.js';
 
-/** Concurrent `GET /device/stream` streams per device (reference-deployment §9, third round). */
+/** Concurrent `GET /device/stream` streams per device (docs/contract/device-api.md#device-stream-cap). */
 export const MAX_DEVICE_STREAMS = 4;
 
 /** The slots of `GET /device/stream`: per device, across instances, like those of `GET /events`. */

@@ -6,7 +6,7 @@ import { widgetKey } from '../storage/widget-key.js';
 import type { ActivityPush, DeviceTransport } from '../transport/device-transport.js';
 import { activityPush, widgetPush } from '../transport/pushes.js';
 
-/** Widgets reach other devices at most once per widget in this window (spec "Limits"). */
+/** Widgets reach other devices at most once per widget in this window (docs/contract/device-api.md#widget-push-throttle). */
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
 
 /**

@@ -58,7 +58,7 @@ export function createSseDeviceTransport(observer?: SafeObserver): SseDeviceTran
 /** The device stream's name in push observations. */
 export const DEVICE_STREAM_TRANSPORT = 'device_stream';
 
-/** The `event: activity` data of reference-deployment §5: exactly these fields. */
+/** The `event: activity` data of docs/contract/device-api.md#device-stream-activity-event: exactly these fields. */
 function streamActivity(push: ActivityPush): object {
   const { owner, slug, phase, state, content, dismissal_delay_s } = push;
   return { owner, slug, phase, state, content, dismissal_delay_s };

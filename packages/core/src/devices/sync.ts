@@ -4,7 +4,7 @@ import { activityPushToken, pushRegistration, validate } from '../schemas/index.
 import type { ActivityRecord, DeviceIdentity, DeviceRecord, WidgetRecord } from '../storage/records.js';
 
 /**
- * The device sync API (real-devices §1): the APNs tokens a phone registers, and what a
+ * The device sync API (docs/contract/device-api.md#device-sync-api): the APNs tokens a phone registers, and what a
  * widget extension or a relaunched app reads. Every write goes to the store after
  * validation only: tokens are hex (so always holdable) and stored lower case.
  */

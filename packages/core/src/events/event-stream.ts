@@ -11,7 +11,7 @@ import type { FramedEvent } from './frame-cache.js';
 import { formatPosition, startPosition } from './positions.js';
 import type { AppendListener } from './event-bus.js';
 
-/** Concurrent `GET /events` streams per account (spec "Limits"). */
+/** Concurrent `GET /events` streams per account (docs/contract/events-and-webhooks.md#events-stream-cap). */
 export const MAX_EVENT_STREAMS = 4;
 /** Events read from the log per round trip. */
 const READ_BATCH = 100;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { fail } from '../errors.js';
 import type { StoredEvent } from '../storage/records.js';
 
-/** Subject kinds `GET /events` knows (reference-deployment §6). */
+/** Subject kinds `GET /events` knows (docs/contract/events-and-webhooks.md#events-subject-filter). */
 export const SUBJECT_KINDS = ['widget', 'activity'] as const;
 
 /**

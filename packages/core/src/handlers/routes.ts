@@ -37,7 +37,7 @@ export const publisherRoutes: Route<TilecastContext>[] = [
 export const deviceRoutes: Route<TilecastContext>[] = [
   { method: 'POST', pattern: '/presses', handler: postPress },
   { method: 'GET', pattern: '/stream', handler: getDeviceStream, head: headDeviceStream },
-  // The device sync API (real-devices §1).
+  // The device sync API (docs/contract/device-api.md#device-sync-api).
   { method: 'PUT', pattern: '/push', handler: putDevicePush },
   { method: 'DELETE', pattern: '/push', handler: deleteDevicePush },
   { method: 'PUT', pattern: '/activities/:owner/:slug/push', handler: putActivityPush },

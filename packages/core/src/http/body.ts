@@ -12,7 +12,7 @@ import type { CoreRequest, HeaderValue } from './types.js';
  */
 export const HOLDABLE_STRING_PATTERN = '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
 
-/** Request bodies over this many bytes are refused with `413` before parsing (reference-deployment §2). */
+/** Request bodies over this many bytes are refused with `413` before parsing (docs/contract/limits-and-errors.md#body-size-limit). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 // `fatal` so that invalid UTF-8 is refused instead of silently becoming U+FFFD;
@@ -144,7 +144,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /**
  * A missing Content-Type, `application/json` or any `type/subtype+json`, in any case,
- * with parameters, is JSON; a charset other than UTF-8 is not (reference-deployment §9).
+ * with parameters, is JSON; a charset other than UTF-8 is not (docs/contract/limits-and-errors.md#body-content-type, docs/contract/limits-and-errors.md#body-charset-utf8).
  */
 export function isJsonMediaType(header: HeaderValue): boolean {
   const value = singleHeader(header);

@@ -3,7 +3,7 @@ import type { CoreResult } from './types.js';
 
 /**
  * The one place where a typed refusal becomes an HTTP status, headers and body.
- * Detail strings are the specification's, byte for byte.
+ * Detail strings are the contract's (docs/contract/limits-and-errors.md#errors, docs/contract/limits-and-errors.md#errors-deployment), byte for byte.
  */
 export function errorToResult(error: ServiceError): CoreResult {
   switch (error.kind) {

@@ -13,7 +13,7 @@ const JSON_CONTENT_TYPE = 'application/json';
 /** An event stream's status. */
 const SSE_STATUS = 200;
 
-/** An event stream's headers (reference-deployment §9): never cached, transformed, buffered or compressed. */
+/** An event stream's headers (docs/contract/events-and-webhooks.md#sse-response-headers): never cached, transformed, buffered or compressed. */
 const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',

@@ -83,7 +83,7 @@ const NO_ROUTES: readonly never[] = [];
 
 /**
  * The routes, each `GET` followed by its `HEAD` (unless one is declared): HEAD is answered
- * wherever GET is (RFC 9110 §9.3.2, reference-deployment §9), and so listed in `Allow`.
+ * wherever GET is (RFC 9110 §9.3.2, docs/contract/limits-and-errors.md#head-on-get-routes), and so listed in `Allow`.
  */
 function withHeadRoutes<C>(routes: Route<C>[]): Route<C>[] {
   const declared = new Set(routes.filter((route) => route.method === 'HEAD').map((route) => route.pattern));
@@ -142,7 +142,7 @@ function matchSegments<C>({ segments: pattern, names }: CompiledRoute<C>, actual
  * Percent-decodes a path segment. A value no store can hold (a NUL, a lone surrogate) never
  * becomes a parameter: the segment then stays as written, like a malformed escape, and
  * names nothing (a `%` is never part of an id), so the route answers its own `404` after
- * its usual checks, the same on every storage (reference-deployment §9).
+ * its usual checks, the same on every storage (docs/contract/limits-and-errors.md#unholdable-values).
  */
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return isHoldable(segment) ? segment : UNHOLDABLE;

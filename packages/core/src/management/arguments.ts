@@ -58,7 +58,8 @@ export class OwnDeviceShareError extends InvalidArgumentError {
 
 /**
  * Account ids, device ids and slugs: URL-safe, so they travel in paths and
- * `<kind>/<slug>` subjects without escaping. The spec leaves the format open; this is ours.
+ * `<kind>/<slug>` subjects without escaping. The contract leaves the format open
+ * (docs/contract/publisher-api.md#slug-format-open); this is ours.
  */
 export const Identifier = v.pipe(
   v.string(),

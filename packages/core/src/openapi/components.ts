@@ -62,7 +62,7 @@ export const EventEnvelope = v.object({
   data: WidgetActionData,
 });
 
-/** What the device sync API reads (real-devices §1): a widget or a live activity shown on this device. */
+/** What the device sync API reads (docs/contract/device-api.md#device-widgets-list, docs/contract/device-api.md#device-activities-list): a widget or a live activity shown on this device. */
 const privacy = v.picklist(['visible', 'hidden_when_locked']);
 export const DeviceWidget = v.object({
   owner: v.string(),

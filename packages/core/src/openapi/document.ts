@@ -176,7 +176,7 @@ function widgetOperation(components: ComponentSchemas): object {
   };
 }
 
-/** `PUT`, `GET`, `DELETE /widget/{slug}/webhooks` (reference-deployment §6). */
+/** `PUT`, `GET`, `DELETE /widget/{slug}/webhooks` (docs/contract/events-and-webhooks.md#webhook-map-put, docs/contract/events-and-webhooks.md#webhook-map-get, docs/contract/events-and-webhooks.md#webhook-map-delete). */
 function webhookOperations(components: ComponentSchemas): object {
   const r = refusals(components);
   const common = { tags: ['webhooks'], security: publisher, parameters: [pathParameter('slug', 'Slug', 'The widget slug.')] };
@@ -220,7 +220,7 @@ const EVENTS_EXAMPLE =
   '"subject":{"kind":"widget","slug":"lights"},"occurred_at":"2026-05-01T12:00:00.000Z","expires_at":"2026-05-01T12:00:05.000Z",' +
   '"data":{"action":"hall","kind":"toggle","value":true}}\n\n: ping\n\n';
 
-/** `GET /events` (spec "Event stream"). */
+/** `GET /events` (docs/contract/events-and-webhooks.md#events-endpoint). */
 function eventsOperation(components: ComponentSchemas): object {
   const r = refusals(components);
   const repeatable = (name: string, description: string, items: object = { type: 'string' }) => ({
@@ -275,7 +275,7 @@ function eventsOperation(components: ComponentSchemas): object {
 
 const device = [{ [DEVICE]: [] }];
 
-/** `POST /device/presses` (reference-deployment §5). */
+/** `POST /device/presses` (docs/contract/device-api.md#press-report). */
 function pressOperation(components: ComponentSchemas): object {
   const r = refusals(components);
   return {
@@ -306,7 +306,7 @@ const DEVICE_STREAM_EXAMPLE =
   'event: widget\ndata: {"owner":"acme","slug":"boiler","content":{"template":"gauge","value":21,"min_value":0,"max_value":100,"unit":null,"label":null,"color":null},' +
   '"stale_after":null,"updated_at":"2026-05-01T12:00:00.000Z","privacy":"visible"}\n\n';
 
-/** `GET /device/stream` (reference-deployment §5). */
+/** `GET /device/stream` (docs/contract/device-api.md#device-stream). */
 function deviceStreamOperation(components: ComponentSchemas): object {
   const r = refusals(components);
   return {
@@ -328,7 +328,7 @@ function deviceStreamOperation(components: ComponentSchemas): object {
   };
 }
 
-/** The device sync API (real-devices §1): APNs tokens in, what the device shows out. */
+/** The device sync API (docs/contract/device-api.md#device-sync-api): APNs tokens in, what the device shows out. */
 function deviceSyncOperations(components: ComponentSchemas, prefix: string): Record<string, object> {
   const r = refusals(components);
   const common = { tags: ['device'], security: device };
@@ -415,7 +415,7 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
   };
 }
 
-/** The request a webhook entry sends by default: `POST` with the envelope (spec "Webhooks"). */
+/** The request a webhook entry sends by default: `POST` with the envelope (docs/contract/events-and-webhooks.md#webhook-entry). */
 function webhookDelivery(components: ComponentSchemas): object {
   const header = (name: string, required: boolean, description: string) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
   return {

@@ -1,6 +1,6 @@
 /**
  * The building blocks of operations: parameters, bodies and the refusals, each with the
- * specification's status and detail string (the same strings `http/error-response.ts`
+ * contract's status and detail string (docs/contract/limits-and-errors.md#errors; the same strings `http/error-response.ts`
  * writes; `test/openapi` checks them against it).
  */
 import type { ComponentSchemas } from './convert.js';

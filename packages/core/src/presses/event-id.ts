@@ -7,7 +7,7 @@ const NAMESPACE_BYTES = Buffer.from(PRESS_NAMESPACE.replaceAll('-', ''), 'hex');
 /**
  * The event id of a press: a UUIDv5 (RFC 9562) of the widget and the phone's
  * `request_id`, so every retry of one press carries the same id on every instance,
- * even after its de-duplication key has expired (reference-deployment §6).
+ * even after its de-duplication key has expired (docs/contract/events-and-webhooks.md#event-id, docs/contract/device-api.md#press-retry-window).
  */
 export function pressEventId(owner: string, slug: string, requestId: string): string {
   return pressEventIdOfKey(pressKey(owner, slug, requestId));

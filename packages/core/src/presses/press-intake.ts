@@ -10,11 +10,11 @@ import { isoTime } from '../iso-time.js';
 import type { PressObservation } from '../observer.js';
 
 export const EVENT_TYPE = 'widget.action.v1';
-/** An event expires 5 s after it occurred (spec "Limits"). */
+/** An event expires 5 s after it occurred (docs/contract/events-and-webhooks.md#event-expiry). */
 export const EVENT_LIFETIME_MS = 5_000;
-/** How long a press's `request_id` is remembered for de-duplication: far beyond any phone retry. */
+/** How long a press's `request_id` is remembered for de-duplication: far beyond any phone retry (docs/contract/device-api.md#press-retry-window). */
 export const PRESS_KEY_TTL_MS = 10 * 60_000;
-/** A phone that pressed a tile gets the widget's next update unthrottled for this long (reference-deployment §5). */
+/** A phone that pressed a tile gets the widget's next update unthrottled for this long (docs/contract/device-api.md#press-confirm-unthrottled). */
 export const CONFIRMATION_WINDOW_MS = 15_000;
 
 type ActionKind = NonNullable<PressTarget['action']>;

@@ -1,7 +1,7 @@
 import type { TokenBucketRule } from '../storage/records.js';
 
 /**
- * Press rate limits (spec "Limits"), as token buckets kept in the store so that every
+ * Press rate limits (docs/contract/device-api.md#press-rate-limits), as token buckets kept in the store so that every
  * instance counts against the same buckets:
  * - per phone and widget: a burst of 8, then 1 per second (60 per minute sustained);
  * - per owner account: a burst of 20 across all its widgets and phones, then 1 per second.

@@ -13,7 +13,7 @@ export interface ActivityData {
 
 /**
  * `PATCH /activity/{slug}` after authentication, answering in the order of
- * reference-deployment §2: envelope (422 array) → lookup (404) → template (400) →
+ * docs/contract/publisher-api.md#check-order: envelope (422 array) → lookup (404) → template (400) →
  * content (422 array) → quota (422).
  *
  * As for widgets, a body that names its template is checked first and written with the

@@ -7,8 +7,8 @@ import { validateWidgetEnvelope } from '../schemas/usual-envelopes.js';
 import { checkedTemplate, refusalError, withTemplate } from './publish-checks.js';
 
 /**
- * Largest compact UTF-8 JSON serialisation of the parsed `content` (spec "Limits";
- * reference-deployment §2): what is stored and pushed, not the request text.
+ * Largest compact UTF-8 JSON serialisation of the parsed `content` (
+ * docs/contract/publisher-api.md#widget-content-size): what is stored and pushed, not the request text.
  */
 export const WIDGET_CONTENT_MAX_BYTES = 4096;
 
@@ -26,7 +26,7 @@ export interface WidgetData {
 
 /**
  * `PATCH /widget/{slug}` after authentication, answering in the order of
- * reference-deployment §2: envelope (422 array) → lookup (404) → template (400) →
+ * docs/contract/publisher-api.md#check-order: envelope (422 array) → lookup (404) → template (400) →
  * content schema or size (`422 Invalid widget content`).
  *
  * When the body names its template, the content is checked first and the lookup and the

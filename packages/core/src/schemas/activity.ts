@@ -1,4 +1,4 @@
-/** Activity content templates (spec "Activity content templates") and `ActivityData`. */
+/** Activity content templates (docs/contract/templates.md#activity-templates) and `ActivityData`. */
 import * as v from 'valibot';
 import { Column, iconField, ProgressBar, tapUrlField, Value } from './blocks.js';
 import { tagged } from './discriminated.js';

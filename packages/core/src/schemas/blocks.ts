@@ -1,8 +1,9 @@
 /**
- * Shared building blocks of the specification (Icon, Value, Column, Segment, ProgressBar)
- * and the common `icon` / `tap_url` fields.
+ * Shared building blocks (Icon, Value, Column, Segment, ProgressBar: docs/contract/templates.md#block-icon,
+ * docs/contract/templates.md#block-value, docs/contract/templates.md#block-column, docs/contract/templates.md#block-segment,
+ * docs/contract/templates.md#block-progress-bar) and the common `icon` / `tap_url` fields (docs/contract/templates.md#activity-common-fields).
  *
- * These follow the specification's field tables exactly, in activities and widgets alike
+ * These follow the contract's field tables exactly, in activities and widgets alike
  * (one schema, one OpenAPI component): a field documented "or null" accepts null, a field
  * with a non-null default (`ProgressBar.color`, `Segment.track_color`, ...) refuses null.
  * The widget rule "an explicit null on an optional field means absent" applies to the

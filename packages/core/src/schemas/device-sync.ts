@@ -1,4 +1,4 @@
-/** The bodies of the device sync API (real-devices §1). */
+/** The bodies of the device sync API (docs/contract/device-api.md#device-sync-bodies). */
 import * as v from 'valibot';
 import { strict } from './primitives.js';
 

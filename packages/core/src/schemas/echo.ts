@@ -1,7 +1,7 @@
 /**
- * The activity echo: stored content plus the read-only `icon_v2` (spec: "In the echoed
- * content, templates additionally carry a read-only icon_v2 next to the icon field";
- * reference-deployment §3). Activities only: widget echoes carry no `icon_v2`.
+ * The activity echo: stored content plus the read-only `icon_v2` next to `icon`
+ * (docs/contract/publisher-api.md#activity-response-echo, docs/contract/publisher-api.md#echo-icon-v2).
+ * Activities only: widget echoes carry no `icon_v2`.
  */
 import * as v from 'valibot';
 import { activityContentSchemas, type ActivityTemplateName } from './activity.js';

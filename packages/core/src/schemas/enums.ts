@@ -1,4 +1,4 @@
-/** The enumerations of the specification ("Resources and their fields" → Enumerations). */
+/** The enumerations of the contract (docs/contract/templates.md#enumerations). */
 import * as v from 'valibot';
 
 export const ActivityState = v.picklist(['IDLE', 'ONGOING']);

@@ -1,5 +1,5 @@
 /**
- * The request bodies as checked at step 3 of reference-deployment §2, BEFORE the slug
+ * The request bodies as checked at step 3 of the order of checks (docs/contract/publisher-api.md#check-body-shape), BEFORE the slug
  * lookup: shape, required fields and a known `content.template`. The rest of `content`
  * is checked at step 6 by the template's schema, once the resource (and so the default
  * template) is known.

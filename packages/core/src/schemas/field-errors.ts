@@ -16,7 +16,7 @@ type Described = Pick<FieldError, 'msg' | 'type'>;
 const OBJECT_TYPES = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest', 'record']);
 
 /**
- * At most this many field errors in a `422` (reference-deployment §9): a body with
+ * At most this many field errors in a `422` (docs/contract/limits-and-errors.md#field-error-cap): a body with
  * thousands of faults gets the first ones, never an answer many times its own size.
  */
 export const MAX_FIELD_ERRORS = 64;

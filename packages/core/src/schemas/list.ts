@@ -1,6 +1,6 @@
 /**
  * A bounded list whose length is checked BEFORE its items: a list of thousands of bad
- * items is one `too_long` error, not thousands of item errors (reference-deployment §9:
+ * items is one `too_long` error, not thousands of item errors (docs/contract/limits-and-errors.md#field-error-cost:
  * refusing a body costs no more than accepting one). pydantic does the same: a list over
  * `max_length` is reported as `too_long` alone.
  *

@@ -1,4 +1,4 @@
-/** The body of `POST /device/presses` (reference-deployment §5). */
+/** The body of `POST /device/presses` (docs/contract/device-api.md#press-report). */
 import * as v from 'valibot';
 import { strict, textBetween } from './primitives.js';
 

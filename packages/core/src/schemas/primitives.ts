@@ -1,7 +1,9 @@
 /**
  * The small schemas every content schema is built from. They encode the hardening rules
- * of reference-deployment §2/§9 once: strict objects, no coercion, finite numbers, safe
- * integers, RFC 3339 timestamps, and "an explicit null on an optional field means absent".
+ * once: strict objects (docs/contract/templates.md#widget-unknown-fields), no coercion (docs/contract/limits-and-errors.md#no-coercion),
+ * finite numbers (docs/contract/templates.md#widget-finite-numbers), safe integers, RFC 3339 timestamps
+ * (docs/contract/templates.md#widget-timestamps), and "an explicit null on an optional field means absent"
+ * (docs/contract/templates.md#widget-null-means-absent).
  */
 import * as v from 'valibot';
 import { MAX_FIELD_ERRORS } from './field-errors.js';
@@ -39,7 +41,7 @@ const shapes = new WeakMap<object, v.StrictObjectSchema<v.ObjectEntries, undefin
  * - the keys are enumerated once. An object of thousands of keys is a dictionary in V8,
  *   and each enumeration of one collects and sorts all its keys (about as costly as
  *   parsing them): enumerating it twice made refusing it cost more than accepting a valid
- *   body of its size (reference-deployment §9).
+ *   body of its size (docs/contract/limits-and-errors.md#field-error-cost).
  * A `v.lazy` picks the check for each input: `v.strictObject` itself for a non-object and
  * for a plain object of declared keys only; a plain-object check for arrays and class
  * instances; and for an object with unknown keys, its declared fields (`v.object`, which
@@ -125,7 +127,7 @@ export function integer() {
   );
 }
 
-/** A string of at most `maximum` characters (UTF-16 units, as everywhere in the spec). */
+/** A string of at most `maximum` characters (UTF-16 units, docs/contract/limits-and-errors.md#limit-characters). */
 export function text(maximum: number) {
   return v.pipe(v.string(), v.maxLength(maximum));
 }

@@ -1,7 +1,7 @@
 /**
  * A record (object with keys of one schema and values of another) that keeps EVERY own
  * key: `v.record` silently drops `__proto__`, `constructor` and `prototype`, which are
- * valid action ids and header names (reference-deployment §9: never silently dropped).
+ * valid action ids and header names (docs/contract/events-and-webhooks.md#webhook-prototype-names: never silently dropped).
  *
  * Built from valibot's public API only: a plain-object check, then a raw transformation
  * that checks each key and value with `v.safeParse` and forwards their issues (see

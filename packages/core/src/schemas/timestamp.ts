@@ -1,6 +1,5 @@
 /**
- * RFC 3339 timestamps (reference-deployment §8: "Timestamps are RFC 3339 strings with an
- * offset"). Parsed by hand rather than with `Date.parse`, which accepts many other forms
+ * RFC 3339 timestamps that include an offset (docs/contract/templates.md#widget-timestamps). Parsed by hand rather than with `Date.parse`, which accepts many other forms
  * and silently rolls impossible dates (February 30) over.
  */
 

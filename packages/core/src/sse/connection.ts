@@ -3,15 +3,15 @@ import type { SseSink } from '../http/types.js';
 import { ssePing } from './format.js';
 
 export interface SseTimings {
-  /** A `: ping` comment after this long without any other write (spec: 20 s). */
+  /** A `: ping` comment after this long without any other write (docs/contract/events-and-webhooks.md#sse-heartbeat: 20 s). */
   pingMs: number;
-  /** The server ends the stream after this long (spec: 15 minutes). */
+  /** The server ends the stream after this long (docs/contract/events-and-webhooks.md#sse-lifetime: 15 minutes). */
   lifetimeMs: number;
 }
 
 const settled = Promise.resolve();
 
-/** A stream whose client stops reading is ended once more than this is queued (reference-deployment §9). */
+/** A stream whose client stops reading is ended once more than this is queued (docs/contract/events-and-webhooks.md#sse-slow-consumer-cutoff). */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
 
 export function openSseConnection(sink: SseSink, clock: Clock, timings: SseTimings): SseConnection {

@@ -4,7 +4,7 @@ import type { Storage } from '../storage/storage.js';
 
 /**
  * How often an instance re-checks the credentials behind its open streams. A change ends
- * the streams within this plus a store round trip (reference-deployment §9: 5 s at most).
+ * the streams within this plus a store round trip (docs/contract/events-and-webhooks.md#stream-revocation: 5 s at most).
  */
 export const DEFAULT_CREDENTIAL_CHECK_MS = 2_000;
 

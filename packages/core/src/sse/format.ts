@@ -3,7 +3,7 @@
  * CR and LF), so no payload can end a field or forge another one.
  */
 
-/** The reconnection delay every stream opens with (spec: `retry: 1000`). */
+/** The reconnection delay every stream opens with (docs/contract/events-and-webhooks.md#sse-opening: `retry: 1000`). */
 export const SSE_RETRY_MS = 1000;
 
 export const sseRetry = (ms: number = SSE_RETRY_MS): string => `retry: ${ms}\n`;

@@ -5,7 +5,7 @@ import { storeErrorKind } from '../observer.js';
 import { sseRetry } from './format.js';
 
 /**
- * The spec's answer to a temporary outage on a stream endpoint: `200`, a `retry:` line,
+ * The answer to a temporary outage on a stream endpoint (docs/contract/events-and-webhooks.md#sse-outage-stream): `200`, a `retry:` line,
  * then the end. The client reconnects after the delay (a browser's `EventSource` would
  * stop reconnecting after a `503`).
  */

@@ -105,7 +105,7 @@ export interface SeedStore {
    * An existing record is left exactly as it is: token hash, subscription, quota,
    * definition, state, content, shares. Of N concurrent calls for one key, exactly one
    * creates (PostgreSQL: `INSERT ... ON CONFLICT DO NOTHING`). A seed applied at start
-   * (reference-deployment §7) uses it, so a restart never reverts what the app changed.
+   * (docs/contract/reference-deployment.md#env-seed) uses it, so a restart never reverts what the app changed.
    * A token hash already held by another account or device is refused, as on upsert.
    */
   createIfAbsent(record: AbsentRecord): Promise<boolean>;
@@ -122,7 +122,8 @@ export interface ActivityStore {
   deleteActivity(accountId: string, slug: string): Promise<boolean>;
   getActivity(accountId: string, slug: string): Promise<ActivityRecord | null>;
   /**
-   * **ATOMIC.** Applies a validated update with the lifecycle of reference-deployment §4:
+   * **ATOMIC.** Applies a validated update with the lifecycle of docs/contract/publisher-api.md#activity-start, docs/contract/publisher-api.md#activity-end,
+   * docs/contract/publisher-api.md#activity-idle-when-not-live and docs/contract/publisher-api.md#activity-quota-atomic:
    * - `ONGOING` on a not-live activity starts it (`transition: 'start'`), but only if the
    *   account's live activities stay within its `activityQuota`, else
    *   `{ok: false, reason: 'quota_exceeded'}` and nothing changes;
@@ -335,7 +336,8 @@ export interface WebhookStore {
 }
 
 /**
- * The devices' APNs tokens (real-devices §1; conformance concern `apnsRegistrations`):
+ * The devices' APNs tokens (docs/contract/device-api.md#device-push-register, docs/contract/device-api.md#device-activity-token,
+ * docs/contract/device-api.md#device-registrations-follow-token; conformance concern `apnsRegistrations`):
  * the push-to-start and WidgetKit tokens a device registered, and the update token each
  * Live Activity of its account got on it. Tokens are opaque strings to the store (the core
  * passes lower-case hex). They live and die with their device: `deleteDevice` (and

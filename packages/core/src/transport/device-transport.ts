@@ -1,6 +1,6 @@
 import type { ActivityStateName, WidgetPrivacy } from '../storage/records.js';
 
-/** What a device is told about an activity (reference-deployment §5, `event: activity`). */
+/** What a device is told about an activity (docs/contract/device-api.md#device-stream-activity-event). */
 export interface ActivityPush {
   owner: string;
   slug: string;
@@ -17,7 +17,7 @@ export interface ActivityPush {
   updated_at: string;
 }
 
-/** What a device is told about a widget (reference-deployment §5, `event: widget`). */
+/** What a device is told about a widget (docs/contract/device-api.md#device-stream-widget-event). */
 export interface WidgetPush {
   owner: string;
   slug: string;

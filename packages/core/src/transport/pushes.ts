@@ -5,7 +5,7 @@
 import type { ActivityRecord, WidgetRecord } from '../storage/records.js';
 import type { ActivityPush, WidgetPush } from './device-transport.js';
 
-/** What a device is told about an activity (reference-deployment §5). */
+/** What a device is told about an activity (docs/contract/device-api.md#device-stream-activity-event). */
 export function activityPush(activity: ActivityRecord, phase: ActivityPush['phase']): ActivityPush {
   return {
     owner: activity.accountId,
@@ -19,7 +19,7 @@ export function activityPush(activity: ActivityRecord, phase: ActivityPush['phas
   };
 }
 
-/** What a device is told about a widget (reference-deployment §5). Only for a widget with content. */
+/** What a device is told about a widget (docs/contract/device-api.md#device-stream-widget-event). Only for a widget with content. */
 export function widgetPush(widget: WidgetRecord): WidgetPush {
   return {
     owner: widget.accountId,

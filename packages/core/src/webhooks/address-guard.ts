@@ -1,5 +1,5 @@
 /**
- * The SSRF guard of webhook delivery (reference-deployment §6, §9): URL rules, and an
+ * The SSRF guard of webhook delivery (docs/contract/events-and-webhooks.md#webhook-url-checks, docs/contract/events-and-webhooks.md#webhook-delivery-address-checks): URL rules, and an
  * `https.Agent` that resolves a host once, checks every address it got, and connects
  * only to an address it checked (the checked list is handed to the socket, so there is
  * no second lookup a DNS rebinding could answer differently).
@@ -129,8 +129,8 @@ export interface GuardedAgentOptions extends Partial<AddressPolicy> {
   ca?: string | Buffer | (string | Buffer)[];
   /**
    * TEST ONLY, never set in production: after the guard approved the resolved addresses,
-   * dial `address` (default: the approved one) on `port` instead of 443. The spec requires
-   * port 443, which a test cannot bind; this is the one way a test reaches a local receiver.
+   * dial `address` (default: the approved one) on `port` instead of 443. Port 443 is required
+   * (docs/contract/events-and-webhooks.md#webhook-public-https-443), which a test cannot bind; this is the one way a test reaches a local receiver.
    */
   unsafeTestOnlyDial?: { address?: string; port: number };
   /** Keep connections for the next delivery to the same host. Default true. */

@@ -9,9 +9,9 @@ import type { Clock } from '../clock.js';
 import { singleHeader } from '../http/headers.js';
 import { isBlockedAddressError } from './address-guard.js';
 
-/** Each attempt has 2 seconds to receive an answer (spec "Delivery rules for webhooks" 1). */
+/** Each attempt has 2 seconds to receive an answer (docs/contract/events-and-webhooks.md#webhook-attempts). */
 export const ATTEMPT_TIMEOUT_MS = 2000;
-/** Response bytes read before the rest is dropped (reference-deployment §9). */
+/** Response bytes read before the rest is dropped (docs/contract/events-and-webhooks.md#webhook-response-body-cap). */
 export const RESPONSE_BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface OutgoingRequest {

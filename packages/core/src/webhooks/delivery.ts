@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 /**
- * Webhook delivery (spec "Webhooks", reference-deployment §6, §9). `dispatch` returns at
+ * Webhook delivery (docs/contract/events-and-webhooks.md#webhook-routing, docs/contract/events-and-webhooks.md#webhook-attempts,
+ * docs/contract/events-and-webhooks.md#webhook-delivery-background). `dispatch` returns at
  * once: the delivery runs in the background, so a slow or dead receiver never delays the
  * publisher API, the event stream or other receivers. `idle()` awaits what was started.
  *

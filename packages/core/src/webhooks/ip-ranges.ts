@@ -1,6 +1,6 @@
 /**
  * Which IP addresses count as public, for the webhook address guard
- * (spec "Delivery rules for webhooks" 5, reference-deployment §6).
+ * (docs/contract/events-and-webhooks.md#webhook-public-https-443, docs/contract/events-and-webhooks.md#webhook-delivery-address-checks).
  *
  * IPv4: everything except the IANA special-purpose blocks (and one cloud metadata
  * address that sits in public space). IPv6: only global unicast (`2000::/3`) can be

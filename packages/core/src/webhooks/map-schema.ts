@@ -1,6 +1,7 @@
 /**
  * The body of `PUT /widget/{slug}/webhooks` and the shapes of the redacted map
- * (spec "Endpoints", "Limits"; reference-deployment §6, §9). Also used for `/openapi.json`.
+ * (docs/contract/events-and-webhooks.md#webhook-map-put, docs/contract/events-and-webhooks.md#webhook-entry, docs/contract/events-and-webhooks.md#webhook-map-keys,
+ * docs/contract/events-and-webhooks.md#webhook-map-response). Also used for `/openapi.json`.
  *
  * No rule's message quotes the input: a refused secret, header value or URL (whose query
  * may hold a token) never comes back in a 422.
@@ -16,6 +17,7 @@ import { fillWithSample, hasOnlyKnownPlaceholders, PLACEHOLDER_NAMES, templateHa
 export const WEBHOOK_MAP_MAX_ENTRIES = 9;
 export const WEBHOOK_HEADERS_MAX_BYTES = 1024;
 export const WEBHOOK_BODY_MAX_BYTES = 2048;
+/** Tilecast's bounds of an entry's `url` and `secret` (docs/contract/events-and-webhooks.md#webhook-entry-bounds). */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_SECRET_MAX_LENGTH = 256;
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET'] as const;

@@ -1,6 +1,6 @@
 /**
  * `PUT`, `GET` and `DELETE /widget/{slug}/webhooks` after authentication, in the order of
- * reference-deployment §2: body (422 field errors) → widget lookup (404 Widget not found).
+ * docs/contract/events-and-webhooks.md#webhook-map-statuses: body (422 field errors) → widget lookup (404 Widget not found).
  */
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';

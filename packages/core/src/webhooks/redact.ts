@@ -1,5 +1,5 @@
 /**
- * The webhook map as the owner sees it (spec "Webhook map response shape"): the secret is
+ * The webhook map as the owner sees it (docs/contract/events-and-webhooks.md#webhook-map-response, docs/contract/events-and-webhooks.md#webhook-redaction): the secret is
  * never returned, header values are `***`, values in the URL's query string are `***`.
  */
 import { setOwn } from '../schemas/primitives.js';

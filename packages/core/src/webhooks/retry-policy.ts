@@ -1,6 +1,6 @@
 /**
- * When a failed attempt is retried (spec "Delivery rules for webhooks" 1-4,
- * reference-deployment §9): at most two attempts; only transient failures; a retry starts
+ * When a failed attempt is retried (docs/contract/events-and-webhooks.md#webhook-attempts, docs/contract/events-and-webhooks.md#webhook-transient-failures,
+ * docs/contract/events-and-webhooks.md#webhook-final-answers, docs/contract/events-and-webhooks.md#webhook-retry-window): at most two attempts; only transient failures; a retry starts
  * only when a whole attempt still fits before `expires_at`, after any honoured
  * `Retry-After`.
  */

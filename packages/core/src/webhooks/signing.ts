@@ -1,5 +1,5 @@
 /**
- * Request signing (spec "Webhooks", Signing):
+ * Request signing (docs/contract/events-and-webhooks.md#webhook-signing):
  * `X-Svc-Signature: v1=<hex HMAC-SHA256(secret, "{timestamp}.{METHOD}.{url}.{body_sha256}.{event_id}")>`.
  * The receiver side is `verify.ts` (WebCrypto only, so browsers and edge runtimes can use it).
  */

@@ -20,7 +20,7 @@ export function readStoredMap(raw: Record<string, unknown>): StoredWebhookMap {
 }
 
 /**
- * The entry an event goes to (spec "Webhooks"): its action id's, else `*`, else none; an
+ * The entry an event goes to (docs/contract/events-and-webhooks.md#webhook-routing): its action id's, else `*`, else none; an
  * entry that is not one is skipped, as `readStoredMap` skips it. Only the entries looked
  * at are checked: a delivery needs one entry, not the whole map.
  */

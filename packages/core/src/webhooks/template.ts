@@ -1,12 +1,12 @@
 /**
- * Placeholders of webhook URLs and body templates (spec "Webhooks", placeholder table).
+ * Placeholders of webhook URLs and body templates (docs/contract/events-and-webhooks.md#webhook-placeholders).
  *
  * - A placeholder always produces text: `{{value}}` is the string `true`, never a boolean.
  * - Filling is one pass over the template: text a placeholder inserts is never scanned
  *   again, so a value containing `{{other}}` stays literal.
  * - In a body, placeholders are filled inside JSON string values (object keys are kept as
  *   written); serialising the filled value escapes whatever was inserted.
- * - In a URL they are inserted as they are, without URL encoding, as the spec says; the
+ * - In a URL they are inserted as they are, without URL encoding (docs/contract/events-and-webhooks.md#placeholder-url-unencoded); the
  *   filled URL then goes through the URL checks again.
  */
 
@@ -61,7 +61,7 @@ export function fillTemplate(template: unknown, values: PlaceholderValues): unkn
   return template;
 }
 
-/** The spec's `widget.action.v1` envelope, as the dispatcher reads it. */
+/** The `widget.action.v1` envelope (docs/contract/events-and-webhooks.md#event-envelope), as the dispatcher reads it. */
 export interface ActionEnvelope {
   id: string;
   request_id: string;
@@ -70,7 +70,7 @@ export interface ActionEnvelope {
 }
 
 /**
- * The placeholder table of the spec, for one event. `event_json` is serialised when first
+ * The placeholder table (docs/contract/events-and-webhooks.md#webhook-placeholders), for one event. `event_json` is serialised when first
  * read, and once: most entries send the envelope itself, which is that same text.
  */
 export function placeholderValues(envelope: ActionEnvelope, raw: unknown): PlaceholderValues {

@@ -10,7 +10,7 @@ const withUnknownKeys = (base: Record<string, unknown>, count: number) => ({
 });
 const CONFIG = { abortEarly: false, abortPipeEarly: true } as const;
 
-describe('field errors are capped at 64, the first ones in order (reference-deployment §9)', () => {
+describe('field errors are capped at 64, the first ones in order (docs/contract/limits-and-errors.md#field-error-cap)', () => {
   it('toFieldErrors keeps the first 64', () => {
     const { issues } = v.safeParse(
       v.array(v.string()),

@@ -4,7 +4,7 @@ import { expectOnlyError, outputOf } from './helpers.js';
 
 const base = { owner: 'acme', slug: 'lights', action: 'bell' };
 
-describe('press report request_id (reference-deployment §5)', () => {
+describe('press report request_id (docs/contract/device-api.md#press-request-id)', () => {
   it.each([
     ['a ULID', '01ARZ3NDEKTSV4RRFFQ69G5FAV'],
     ['a UUID', '3f1c9a2e-7b44-4e0b-9a51-2d9c8f1e6a10'],

@@ -4,7 +4,7 @@ import { colorBound, errorsOf, expectOnlyError, fractionBound, outputOf, s, sche
 
 const T0 = '2024-05-01T10:00:00Z';
 
-/** Rows every widget template shares (§8): template, icon, accent, tap_url. */
+/** Rows every widget template shares (docs/contract/templates.md#widget-common-fields): template, icon, accent, tap_url. */
 const commonBounds = (template: string): BoundCase[] => [
   { path: ['template'], ok: [template], bad: [['other', 'literal_error']] },
   stringBound(['icon'], 64, 0, 'icon_type'),

@@ -46,7 +46,7 @@ afterEach(async () => {
   for (const canary of [SECRET, HEADER_VALUE, QUERY_VALUE]) expect(lines.join('\n')).not.toContain(canary);
 });
 
-/** A dispatcher that trusts the test CA and reaches the receiver on its port (the spec's 443 cannot be bound in tests). */
+/** A dispatcher that trusts the test CA and reaches the receiver on its port (port 443, docs/contract/events-and-webhooks.md#webhook-public-https-443, cannot be bound in tests). */
 function dispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): WebhookDispatcher {
   const created = createWebhookDispatcher({
     storage,

@@ -1,6 +1,6 @@
 /**
  * `__proto__`, `constructor` and `prototype` are valid action ids and header names: the
- * webhook map keeps them like any other name (reference-deployment §9), from the request
+ * webhook map keeps them like any other name (docs/contract/events-and-webhooks.md#webhook-prototype-names), from the request
  * through storage and back.
  */
 import { describe, expect, it } from 'vitest';

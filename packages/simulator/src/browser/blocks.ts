@@ -1,4 +1,4 @@
-/** The specification's shared building blocks (Value, ProgressBar), drawn for widgets and activities. */
+/** The shared building blocks Value (docs/contract/templates.md#block-value) and ProgressBar (docs/contract/templates.md#block-progress-bar), drawn for widgets and activities. */
 import { color, duration, h, s } from './dom.js';
 
 export interface Value {

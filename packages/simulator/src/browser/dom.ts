@@ -25,7 +25,7 @@ function fill<E extends Element>(element: E, attributes: Attributes, children: C
   return element;
 }
 
-/** The specification's Color names, as the iOS system colors they stand for. */
+/** The Color names (docs/contract/templates.md#enum-color), as the iOS system colors they stand for. */
 const COLORS: Record<string, string> = {
   red: '#ff3b30',
   orange: '#ff9500',

@@ -1,5 +1,5 @@
 /**
- * One renderer per widget template (reference-deployment §8), except `switchboard`, whose
+ * One renderer per widget template (docs/contract/templates.md#widget-templates), except `switchboard`, whose
  * tiles carry press state and are drawn by tiles.ts. Content was validated by the service,
  * so each renderer reads its template's fields as specified.
  */

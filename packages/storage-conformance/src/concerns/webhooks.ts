@@ -110,7 +110,7 @@ export function webhookTests(get: GetHandles): void {
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
   });
 
-  // reference-deployment §9: these are valid action ids and header names, stored like any other.
+  // docs/contract/events-and-webhooks.md#webhook-prototype-names: these are valid action ids and header names, stored like any other.
   it('keys and header names __proto__, constructor and prototype round-trip as own keys, in order', async () => {
     const { storage } = get();
     const account = await newAccount(storage);

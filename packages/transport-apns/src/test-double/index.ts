@@ -9,7 +9,8 @@ export { selfSignedCertificate } from './certificate.js';
  * An APNs test double: HTTP/2 over TLS on 127.0.0.1 with a self-signed certificate made
  * at start. It checks what Apple checks (the provider token's ES256 signature, `kid`,
  * `iss` and age, renewals no more often than every 20 minutes per connection, the path,
- * the headers) plus the payload shapes of real-devices §2, records every request, and
+ * the headers) plus the payload shapes of docs/contract/apns.md#apns-activity-start,
+ * docs/contract/apns.md#apns-activity-update-end and docs/contract/apns.md#apns-widget-push, records every request, and
  * answers 200 unless told otherwise. For tests and demos only: never production.
  */
 export interface ApnsDoubleOptions {
@@ -308,7 +309,8 @@ function decodeJwt(authorization: string | undefined): ReceivedPush['jwt'] {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The payload shapes of real-devices §2; null when the payload has the right shape. */
+/** The payload shapes of docs/contract/apns.md#apns-activity-start, docs/contract/apns.md#apns-activity-update-end and
+ * docs/contract/apns.md#apns-widget-push; null when the payload has the right shape. */
 export function payloadProblem(pushType: string, payload: unknown): string | null {
   if (!isObject(payload) || !isObject(payload.aps)) return 'no aps object';
   const aps = payload.aps;

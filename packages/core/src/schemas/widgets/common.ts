@@ -1,4 +1,4 @@
-/** Fields and conventions shared by every widget template (reference-deployment §8). */
+/** Fields and conventions shared by every widget template (docs/contract/templates.md#widget-common-fields). */
 import * as v from 'valibot';
 import { iconField, tapUrlField } from '../blocks.js';
 import { Color } from '../enums.js';
@@ -6,8 +6,8 @@ import { orNull } from '../primitives.js';
 import type { WidgetTemplateName } from './names.js';
 
 /**
- * `template`, `icon`, `accent`, `tap_url`. §8 lists `template` as required, but the
- * service fills in the widget's own template when it is omitted (spec §2 step 5), so, as
+ * `template`, `icon`, `accent`, `tap_url`. The template table lists `template` as required, but the
+ * service fills in the widget's own template when it is omitted (docs/contract/publisher-api.md#check-template-mismatch), so, as
  * for activities, it defaults to the template's own name.
  */
 export function widgetFields<const TName extends WidgetTemplateName>(name: TName) {

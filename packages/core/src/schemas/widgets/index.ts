@@ -1,4 +1,4 @@
-/** The eleven widget templates (reference-deployment §8) and the widget update body. */
+/** The eleven widget templates (docs/contract/templates.md#widget-templates) and the widget update body. */
 import * as v from 'valibot';
 import { tagged } from '../discriminated.js';
 import { integer, strict } from '../primitives.js';

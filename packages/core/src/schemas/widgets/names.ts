@@ -1,4 +1,4 @@
-/** The widget templates: the ten of the specification plus the interactive `switchboard`. */
+/** The widget templates: ten plus the interactive `switchboard` (docs/contract/templates.md#widget-templates). */
 export const widgetTemplateNames = [
   'status',
   'progress',

@@ -12,7 +12,7 @@ const stateWord = orNull(textBetween(1, 16));
 
 /**
  * Custom wording of the tile's states. It renames states, never changes when they show.
- * Accepted on both kinds (the spec gives one shape); words of the other kind never show.
+ * Accepted on both kinds (docs/contract/templates.md#switchboard-state-words gives one shape); words of the other kind never show.
  */
 export const StateWords = strict({
   on: stateWord,
