@@ -26,7 +26,7 @@ type PushKind = Pick<ApnsRequest, 'pushType' | 'topic' | 'priority'>;
 /** The one payload of every widgets push: the extension reloads and reads its content itself. */
 export const WIDGETS_BODY = JSON.stringify({ aps: { 'content-changed': true } });
 
-/** Builds the jobs of Live Activity and widgets pushes (real-devices §2). */
+/** Builds the jobs of Live Activity and widgets pushes (docs/contract/apns.md#apns-pushes). */
 export class PushBuilder {
   /** Push type, topic and priority per phase and for widgets: made once, shared by every job. */
   private readonly kinds: Readonly<Record<Job['what'], PushKind>>;

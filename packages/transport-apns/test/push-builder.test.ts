@@ -14,7 +14,7 @@ function activityJob(builder: PushBuilder, push: ReturnType<typeof activity>, to
   return builder.activityJob('phone', push, token, 'sandbox', builder.activityPayload(push).body, leave);
 }
 
-describe('transport-apns PushBuilder: what each kind of push is sent as (real-devices §2)', () => {
+describe('transport-apns PushBuilder: what each kind of push is sent as (docs/contract/apns.md#apns-pushes)', () => {
   it('a start: liveactivity push with priority 10, attributes, alert and input-push-token', () => {
     const job = activityJob(builderOf(5), activity('start', T0 + 1500), TOKENS.start);
     expect(job).toEqual({
