@@ -40,6 +40,8 @@ export function signProviderToken(key: KeyObject, keyId: string, teamId: string,
  */
 export class ProviderToken {
   private token: string | null = null;
+  /** The `authorization` header of `token`, made once per token rather than per push. */
+  private header = '';
   private issuedAtMs = 0;
   /** How many tokens were signed (for the counters). */
   issued = 0;
@@ -58,6 +60,11 @@ export class ProviderToken {
     return this.token!;
   }
 
+  /** The `authorization` header that sends the token `current()` returned last. */
+  authorization(): string {
+    return this.header;
+  }
+
   /**
    * APNs refused `used` as expired. True when the request may be retried with
    * `current()`: the token was already renewed since, or it is renewed now. False when
@@ -73,6 +80,7 @@ export class ProviderToken {
   private issue(): void {
     const iat = Math.floor(this.clock.now() / 1000);
     this.token = signProviderToken(this.key, this.keyId, this.teamId, iat);
+    this.header = `bearer ${this.token}`;
     this.issuedAtMs = iat * 1000;
     this.issued += 1;
   }

@@ -2,7 +2,7 @@ import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signProviderToken } from '@tilecast/transport-apns';
 import { createPrivateKey } from 'node:crypto';
-import { CONNECTION_THREADS, activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, testSigningKey, until, widget, type Rig } from './support.js';
+import { CONNECTION_THREADS, activity, BUNDLE_ID, KEY_ID, rig, T0, TEAM_ID, testSigningKey, transportTo, until, widget, type Rig } from './support.js';
 
 const MIN = 60_000;
 const iatOf = (r: Rig, i: number) => r.double.received[i]!.jwt!.claims.iat;
@@ -221,22 +221,14 @@ describe('transport-apns: connections and streams', () => {
 describe('transport-apns: options', () => {
   it('takes KeyObjects as well as PEM text, on both sides', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
-    const { createApnsTransport, createMemoryApnsRegistry } = await import('@tilecast/transport-apns');
+    const { createMemoryApnsRegistry } = await import('@tilecast/transport-apns');
     const { startApnsDouble } = await import('@tilecast/transport-apns/test-double');
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     for (const key of [publicKey, privateKey]) {
       const double = await startApnsDouble({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, publicKey: key });
       const registry = createMemoryApnsRegistry();
       registry.register('phone', { environment: 'production', widgets: 'ab'.repeat(32) });
-      const transport = createApnsTransport({
-        teamId: TEAM_ID,
-        keyId: KEY_ID,
-        bundleId: BUNDLE_ID,
-        signingKey: privateKey,
-        registry,
-        origin: double.origin,
-        ca: double.ca,
-      });
+      const transport = transportTo(double, registry, privateKey);
       await transport.pushWidget('phone', widget());
       expect(double.received.map((g) => g.status)).toEqual([200]);
       await transport.close();

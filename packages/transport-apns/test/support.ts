@@ -1,9 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Logger } from '@tilecast/core';
 import type { ActivityPush, WidgetPush } from '@tilecast/core';
 import {
   createApnsTransport,
   createMemoryApnsRegistry,
+  type ApnsRegistry,
   type ApnsTransport,
   type ApnsTransportOptions,
   type MemoryApnsRegistry,
@@ -51,6 +52,16 @@ export const TOKENS = {
 /** Both places the connections can run: `main` puts request timeouts on the rig's fake clock. */
 export const CONNECTION_THREADS = ['main', 'worker'] as const;
 
+/** A transport with the test ids pushing to `double`, every other option its default unless given. */
+export function transportTo(
+  double: ApnsDouble,
+  registry: ApnsRegistry,
+  signingKey: string | KeyObject,
+  options: Partial<ApnsTransportOptions> = {},
+): ApnsTransport {
+  return createApnsTransport({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, signingKey, registry, origin: double.origin, ca: double.ca, ...options });
+}
+
 /** A transport pushing to a fresh double; its connections on the main thread unless told otherwise. */
 export async function rig(options: Partial<ApnsTransportOptions> = {}): Promise<Rig> {
   const clock = createManualClock();
@@ -66,20 +77,7 @@ export async function rig(options: Partial<ApnsTransportOptions> = {}): Promise<
     warn: (message, fields) => void logs.push({ level: 'warn', message, fields }),
     error: (message, fields) => void logs.push({ level: 'error', message, fields }),
   };
-  const transport = createApnsTransport({
-    teamId: TEAM_ID,
-    keyId: KEY_ID,
-    bundleId: BUNDLE_ID,
-    signingKey: privateKey,
-    registry,
-    origin: double.origin,
-    ca: double.ca,
-    clock,
-    logger,
-    random: () => 0.5,
-    connectionThread: 'main',
-    ...options,
-  });
+  const transport = transportTo(double, registry, privateKey, { clock, logger, random: () => 0.5, connectionThread: 'main', ...options });
   return {
     clock,
     double,

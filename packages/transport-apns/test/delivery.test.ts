@@ -1,0 +1,235 @@
+import type { PushOutcome } from '@tilecast/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
+import type { Connections } from '../src/connection-pool.js';
+import type { ApnsAnswer } from '../src/connection.js';
+import { type ApnsCounters, zeroCounters } from '../src/counters.js';
+import { Delivery } from '../src/delivery.js';
+import type { Job } from '../src/job.js';
+import { PushBuilder } from '../src/payloads.js';
+import { ProviderToken, readSigningKey } from '../src/provider-token.js';
+import { createMemoryApnsRegistry, type MemoryApnsRegistry } from '../src/registry.js';
+import { Superseding } from '../src/superseding.js';
+import { activity, BUNDLE_ID, flush, KEY_ID, T0, TEAM_ID, testSigningKey, TOKENS, widget } from './support.js';
+
+const MIN = 60_000;
+const ORIGIN = 'https://apns.test';
+const OK: ApnsAnswer = { kind: 'answer', status: 200, reason: null, retryAfter: null };
+const status = (code: number, reason: string | null = null, retryAfter: string | null = null): ApnsAnswer => ({
+  kind: 'answer',
+  status: code,
+  reason,
+  retryAfter,
+});
+
+/** What the fake connections were asked to send. */
+interface Attempt {
+  at: number;
+  origin: string;
+  token: string;
+  expiration: number;
+  authorization: string;
+}
+
+interface DeliveryRig {
+  clock: ManualClock;
+  delivery: Delivery;
+  superseding: Superseding;
+  counters: ApnsCounters;
+  registry: MemoryApnsRegistry;
+  attempts: Attempt[];
+  warnings: string[];
+  /** How many times a push gave its admission slot up. */
+  left: () => number;
+  widgetJob(slug?: string): Job;
+  activityJob(phase: 'start' | 'update' | 'end'): Job;
+  /** Hands `job` over as the transport does: stamped as the newest of its key, then sent. */
+  send(job: Job): Promise<PushOutcome>;
+}
+
+const signingKey = readSigningKey(testSigningKey().privateKey);
+
+/** Delivery over connections that answer `answers` in order (then `200`), all on a fake clock. */
+function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
+  const clock = createManualClock(T0);
+  const attempts: Attempt[] = [];
+  const connections: Connections = {
+    request(origin, request, authorization) {
+      attempts.push({ at: clock.now(), origin, token: request.token, expiration: request.expiration, authorization });
+      return Promise.resolve(answers.shift() ?? OK);
+    },
+    load: () => ({}),
+    close: async () => {},
+  };
+  const registry = createMemoryApnsRegistry();
+  registry.register('phone', { environment: 'sandbox', pushToStart: TOKENS.start, widgets: TOKENS.widgets });
+  registry.setActivityToken('phone', 'acme', 'build', TOKENS.update);
+  const superseding = new Superseding();
+  const counters = zeroCounters();
+  const warnings: string[] = [];
+  const logger = { info: () => {}, warn: (message: string) => void warnings.push(message), error: () => {} };
+  const delivery = new Delivery({
+    connections,
+    originOf: () => ORIGIN,
+    provider: new ProviderToken(signingKey, KEY_ID, TEAM_ID, clock),
+    registry,
+    superseding,
+    counters,
+    retryBaseMs: 1000,
+    clock,
+    logger,
+    random: () => 0.5,
+  });
+  const builder = new PushBuilder({ bundleId: BUNDLE_ID, attributesType: 'BuildAttributes', updatePriority: 10, clock });
+  let left = 0;
+  const leave = () => void (left += 1);
+  return {
+    clock,
+    delivery,
+    superseding,
+    counters,
+    registry,
+    attempts,
+    warnings,
+    left: () => left,
+    widgetJob: (slug = 'boiler') => builder.widgetJob('phone', widget({ slug }), TOKENS.widgets, 'sandbox', leave),
+    activityJob(phase) {
+      const push = activity(phase, T0);
+      return builder.activityJob('phone', push, phase === 'start' ? TOKENS.start : TOKENS.update, 'sandbox', builder.activityPayload(push).body, leave);
+    },
+    send(job) {
+      superseding.stamp(job);
+      return delivery.send(job);
+    },
+  };
+}
+
+/** Lets the attempt in flight settle, then moves the clock by `ms`. */
+async function after(d: DeliveryRig, ms: number): Promise<void> {
+  await flush();
+  d.clock.advance(ms);
+  await flush();
+}
+
+describe('transport-apns Delivery: one push, its retries and its outcome', () => {
+  let d: DeliveryRig;
+  afterEach(() => d?.delivery.close());
+
+  it('200: delivered, with the expiration fixed at the first attempt and the provider token as bearer', async () => {
+    d = deliveryRig([]);
+    expect(await d.send(d.widgetJob())).toBe('delivered');
+    expect(d.attempts).toEqual([
+      { at: T0, origin: ORIGIN, token: TOKENS.widgets, expiration: T0 / 1000 + 3600, authorization: expect.stringMatching(/^bearer ey/) },
+    ]);
+    expect(d.counters).toMatchObject({ sent: 1, retried: 0, dropped: 0, providerTokens: 1 });
+  });
+
+  it('5xx and lost streams are retried twice, after 0.75 s then 1.5 s (jittered 1 s and 2 s), then dropped', async () => {
+    d = deliveryRig([status(500), { kind: 'network', error: 'ECONNRESET' }, status(503)]);
+    const sending = d.send(d.activityJob('update'));
+    await after(d, 749);
+    expect(d.attempts).toHaveLength(1);
+    await after(d, 1);
+    expect(d.attempts).toHaveLength(2);
+    await after(d, 1499);
+    expect(d.attempts).toHaveLength(2);
+    await after(d, 1);
+    expect(await sending).toBe('dropped');
+    expect(d.attempts.map((a) => a.at - T0)).toEqual([0, 750, 2250]);
+    expect(d.attempts.map((a) => a.expiration)).toEqual([T0 / 1000 + 3600, T0 / 1000 + 3600, T0 / 1000 + 3600]);
+    expect(d.counters).toMatchObject({ sent: 0, retried: 2, dropped: 1 });
+    expect(d.warnings).toEqual(['apns: push dropped (retries used up)']);
+    expect(d.left()).toBe(2); // the slot is given up before each wait
+  });
+
+  it("429's retry-after is honoured: not before it, then within half the base", async () => {
+    d = deliveryRig([status(429, 'TooManyRequests', '5')]);
+    const sending = d.send(d.widgetJob());
+    await after(d, 5_249);
+    expect(d.attempts).toHaveLength(1);
+    await after(d, 1);
+    expect(await sending).toBe('delivered');
+    expect(d.attempts.map((a) => a.at - T0)).toEqual([0, 5_250]);
+    expect(d.counters).toMatchObject({ sent: 1, retried: 1 });
+  });
+
+  it('a timeout is counted and retried', async () => {
+    d = deliveryRig([{ kind: 'timeout' }]);
+    const sending = d.send(d.widgetJob());
+    await after(d, 750);
+    expect(await sending).toBe('delivered');
+    expect(d.counters).toMatchObject({ sent: 1, retried: 1, timeouts: 1 });
+  });
+
+  it('a retry that would land past the expiration drops the push at once', async () => {
+    d = deliveryRig([status(429, 'TooManyRequests', '3600')]);
+    expect(await d.send(d.widgetJob())).toBe('dropped');
+    expect(d.counters).toMatchObject({ retried: 0, dropped: 1 });
+    expect(d.warnings).toEqual(['apns: push dropped (expired)']);
+    expect(d.clock.pendingTimers()).toBe(0);
+  });
+
+  it('a push whose expiration passed while it waited is dropped instead of sent', async () => {
+    d = deliveryRig([status(429, 'TooManyRequests', '3599')]);
+    const sending = d.send(d.widgetJob());
+    await after(d, 3600 * 1000);
+    expect(await sending).toBe('dropped');
+    expect(d.attempts).toHaveLength(1);
+    expect(d.warnings).toEqual(['apns: push dropped (expired)']);
+  });
+
+  it('a dead token: token_removed, gone from the registry, never retried', async () => {
+    d = deliveryRig([status(410, 'Unregistered')]);
+    expect(await d.send(d.widgetJob())).toBe('token_removed');
+    expect((await d.registry.registrationsOf('phone'))?.widgets).toBeNull();
+    expect(d.counters).toMatchObject({ tokensRemoved: 1, retried: 0 });
+  });
+
+  it('another 4xx: refused, never retried', async () => {
+    d = deliveryRig([status(400, 'BadCollapseId')]);
+    expect(await d.send(d.widgetJob())).toBe('refused');
+    expect(d.attempts).toHaveLength(1);
+    expect(d.counters).toMatchObject({ dropped: 1, retried: 0 });
+  });
+
+  it('403 ExpiredProviderToken: renewed and retried at once when the token is 20 minutes old, refused when younger', async () => {
+    d = deliveryRig([status(403, 'ExpiredProviderToken'), status(403, 'ExpiredProviderToken')]);
+    expect(await d.send(d.widgetJob('young'))).toBe('refused');
+    d.clock.advance(20 * MIN);
+    expect(await d.send(d.widgetJob('old'))).toBe('delivered');
+    expect(d.attempts.map((a) => a.at - T0)).toEqual([0, 20 * MIN, 20 * MIN]);
+    expect(d.attempts[2]!.authorization).not.toBe(d.attempts[1]!.authorization);
+    expect(d.counters).toMatchObject({ sent: 1, retried: 1, dropped: 1, providerTokens: 2 });
+  });
+
+  it('an end, once delivered, forgets the update token it was sent to', async () => {
+    d = deliveryRig([]);
+    expect(await d.send(d.activityJob('end'))).toBe('delivered');
+    expect(await d.registry.activityTokenOf('phone', 'acme', 'build')).toBeNull();
+  });
+
+  it('a push waiting to retry gives way to a newer one for the same device and widget: superseded', async () => {
+    d = deliveryRig([status(500)]);
+    const older = d.send(d.widgetJob());
+    await flush();
+    expect(await d.send(d.widgetJob())).toBe('delivered');
+    await after(d, 750);
+    expect(await older).toBe('superseded');
+    expect(d.attempts).toHaveLength(2);
+    expect(d.counters).toMatchObject({ sent: 1, superseded: 1, dropped: 0 });
+  });
+
+  it('close() drops a push waiting to retry at once, and every push after', async () => {
+    d = deliveryRig([status(500)]);
+    const waiting = d.send(d.widgetJob());
+    await flush();
+    d.delivery.close();
+    expect(await waiting).toBe('dropped');
+    expect(d.clock.pendingTimers()).toBe(0);
+    expect(d.delivery.closed).toBe(true);
+    expect(await d.send(d.widgetJob('later'))).toBe('dropped');
+    expect(await d.delivery.dropClosed()).toBe('dropped');
+    expect(d.attempts).toHaveLength(1);
+    expect(d.counters).toMatchObject({ dropped: 3 });
+  });
+});
