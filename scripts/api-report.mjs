@@ -147,7 +147,7 @@ try {
       const scratch = path.join(tempFolder, `${path.basename(entry.dir)}-${entry.report}.api.md`);
       writeFileSync(scratch, built);
       console.error(`\nThe public API of ${entry.name} differs from ${path.relative(root, committed)}:`);
-      const old = existsSync(committed) ? committed : '/dev/null';
+      const old = existsSync(committed) ? path.relative(root, committed) : '/dev/null';
       const shown = spawnSync('git', ['diff', '--no-index', '--no-color', old, scratch], { cwd: root, encoding: 'utf8' });
       process.stderr.write(shown.stdout);
     }
