@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_LIFETIME_MS, StorageUnavailableError, type Storage } from '@tilecast/core';
+import { StorageUnavailableError, type Storage } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
+import { EVENT_LIFETIME_MS } from '../../packages/core/src/presses/press-intake.js';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { createManualClock, type ManualClock } from '../support/manual-clock.js';

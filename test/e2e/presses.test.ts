@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_LIFETIME_MS } from '@tilecast/core';
+import { EVENT_LIFETIME_MS } from '../../packages/core/src/presses/press-intake.js';
 import { adapters, request, startApi, type ApiServer } from '../support/api-server.js';
 import { seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { createManualClock, type ManualClock } from '../support/manual-clock.js';

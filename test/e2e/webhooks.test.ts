@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '@tilecast/core';
+import { verifyWebhook } from '@tilecast/core/verify';
 import { adapters, request, startApi, type ApiServer, type Reply } from '../support/api-server.js';
 import { createCapturingLogger, seedFixture, switchboardContent, type Fixture } from '../support/fixtures.js';
 import { dataOf, openSse } from '../support/sse-client.js';

@@ -24,8 +24,8 @@ export { SSE_MAX_LINE, SseLineTooLongError, SseParser } from './sse.js';
 export type { SseHandlers, SseMessage } from './sse.js';
 
 /**
- * The receiver side of webhook signing (WebCrypto only). The source is core's verifier,
- * compiled into this package, so the client has no run-time dependency on a server package.
+ * The receiver side of webhook signing (WebCrypto only): the core's verifier, through its
+ * browser-safe entry `@tilecast/core/verify`, which loads nothing else of the core.
  */
-export { verifyWebhook, WebhookVerificationError } from './verify.js';
-export type { VerifiedWebhook, VerifyWebhookOptions, WebhookHeaders, WebhookVerificationReason } from './verify.js';
+export { verifyWebhook, WebhookVerificationError } from '@tilecast/core/verify';
+export type { VerifiedWebhook, VerifyWebhookOptions, WebhookHeaders, WebhookVerificationReason } from '@tilecast/core/verify';

@@ -3,12 +3,12 @@
  * template field must not compile, and the hand-written content types must match the
  * core's validating schemas in both directions.
  */
-import type * as server from '@tilecast/core';
 import type * as core from '@tilecast/core/schemas';
 import type { InferInput, InferOutput } from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { createClient, type ActivityEcho, type WidgetContent, type WidgetEcho } from '../src/index.js';
 import type * as client from '../src/content.js';
+import type { WebhookEntryInput, WebhookMapOutput } from '../../core/src/webhooks/map-schema.js';
 import type { WebhookEntry, WebhookMap } from '../src/webhooks.js';
 
 const never = (() => {
@@ -86,7 +86,7 @@ describe('types', () => {
   });
 
   it('match the webhook map endpoints', () => {
-    expectTypeOf<Same<WebhookEntry, InferInput<typeof server.WebhookEntryInput>>>().toEqualTypeOf<true>();
-    expectTypeOf<InferOutput<typeof server.WebhookMapOutput>>().toExtend<WebhookMap>();
+    expectTypeOf<Same<WebhookEntry, InferInput<typeof WebhookEntryInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<InferOutput<typeof WebhookMapOutput>>().toExtend<WebhookMap>();
   });
 });

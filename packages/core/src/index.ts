@@ -1,19 +1,19 @@
 /**
- * `@tilecast/core`: what an application serving Tilecast uses. Store authors import
- * `@tilecast/core/storage`, adapter authors `@tilecast/core/adapter`.
+ * `@tilecast/core`: what an application serving Tilecast uses (embedders), and the
+ * interfaces a device transport or an observer implements. Store authors import
+ * `@tilecast/core/storage`, adapter authors `@tilecast/core/adapter`, webhook receivers
+ * `@tilecast/core/verify`. Every name here is public API, recorded in `api/index.api.md`:
+ * add one only for a user outside the core (docs/decisions/0095-public-api.md); tests
+ * import internals from `src` by relative path.
  */
 export { createTilecast } from './tilecast.js';
-export { DEFAULT_PURGE_INTERVAL_MS, DEFAULT_SSE_TIMINGS } from './tilecast.js';
-export { DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
 export { deviceTokenAuthenticator } from './auth/device-authentication.js';
 export type { DeviceAuthenticator } from './auth/device-authentication.js';
 export type { SseTimings } from './sse/connection.js';
-export { MAX_QUEUED_BYTES } from './sse/connection.js';
 export { MAX_EVENT_STREAMS } from './events/event-stream.js';
 export { MAX_DEVICE_STREAMS } from './devices/device-stream.js';
-export { CONFIRMATION_WINDOW_MS, EVENT_LIFETIME_MS, EVENT_TYPE } from './presses/press-intake.js';
-export { pressEventId } from './presses/event-id.js';
+export { BODY_LIMIT_BYTES } from './http/body.js';
 export { TilecastError, isTilecastError, StorageUnavailableError, isStorageUnavailable } from './errors.js';
 export type { FieldError, ServiceError } from './errors.js';
 export * from './clock.js';
@@ -32,17 +32,16 @@ export type {
 export { DEVICE_STREAM_TRANSPORT } from './devices/sse-device-transport.js';
 export { DEFAULT_TRANSPORT_NAME } from './transport/observed-transport.js';
 export * from './management/index.js';
-export { generateToken, hashToken } from './auth/tokens.js';
-export { createRecordingTransport, nullTransport } from './transport/recording-transport.js';
+export { createRecordingTransport } from './transport/recording-transport.js';
 export type { RecordedPush, RecordingTransport } from './transport/recording-transport.js';
-export { WIDGET_PUSH_WINDOW_MS } from './devices/fanout.js';
-export { WIDGET_CONTENT_MAX_BYTES } from './publishing/widgets.js';
-export { BODY_LIMIT_BYTES } from './http/body.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export { templateJsonSchemas } from './openapi/json-schemas.js';
 export type { OpenApiOptions, OpenApiServer } from './openapi/document.js';
 /** The store a Tilecast instance is given; implementing one: `@tilecast/core/storage`. */
 export type { Storage } from './storage/storage.js';
+/** What a device transport (APNs, say) implements and is given. */
 export type * from './transport/device-transport.js';
 export { PUSH_OUTCOMES } from './transport/device-transport.js';
-export * from './webhooks/index.js';
+/** `TilecastOptions.webhooks`; delivery itself is internal, receivers verify with `@tilecast/core/verify`. */
+export type { WebhookOptions } from './webhooks/delivery.js';
+export type { ResolvedAddress, Resolver, WebhookConnectionOptions } from './webhooks/address-guard.js';

@@ -27,7 +27,7 @@ import type { SseTimings } from './sse/connection.js';
 import { createSseConnectionRegistry } from './sse/connection-registry.js';
 import type { DeviceTransport } from './transport/device-transport.js';
 import { observedTransport } from './transport/observed-transport.js';
-import { createWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/delivery.js';
+import { createWebhookDispatcher, type WebhookOptions } from './webhooks/delivery.js';
 
 export interface TilecastOptions {
   /** Where everything is kept: `@tilecast/storage-memory` or `@tilecast/storage-postgres`. */
@@ -73,7 +73,7 @@ export interface TilecastOptions {
    * when on) lets test deployments deliver to loopback/private receivers; `ca` adds trusted
    * CAs; `resolve` replaces DNS; `unsafeTestOnlyDial` is for tests only (see its docs).
    */
-  webhooks?: Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'logger' | 'observer'>;
+  webhooks?: WebhookOptions;
   /** How long `GET /readyz` waits for the store before answering `503`. Default 2 s. */
   readinessDeadlineMs?: number;
 }

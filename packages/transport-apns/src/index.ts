@@ -1,13 +1,9 @@
-export {
-  createApnsTransport,
-  retryAfterMs,
-  APNS_ORIGINS,
-  APNS_EXPIRATION_S,
-  MAX_RETRIES,
-  type ApnsTransport,
-  type ApnsTransportOptions,
-  type ApnsCounters,
-} from './transport.js';
+/**
+ * `@tilecast/transport-apns`: the APNs device transport and the registry it reads tokens
+ * from. Retry and provider-token tuning (`MAX_RETRIES`, `retryAfterMs`, the
+ * `PROVIDER_TOKEN_*` ages, the push expiration) are internal: tests import them from `src`.
+ */
+export { createApnsTransport, APNS_ORIGINS, type ApnsTransport, type ApnsTransportOptions, type ApnsCounters } from './transport.js';
 export {
   apnsRegistryFrom,
   createMemoryApnsRegistry,
@@ -16,9 +12,4 @@ export {
   type ApnsEnvironment,
   type MemoryApnsRegistry,
 } from './registry.js';
-export {
-  signProviderToken,
-  PROVIDER_TOKEN_MAX_AGE_MS,
-  PROVIDER_TOKEN_MIN_RENEWAL_MS,
-  PROVIDER_TOKEN_RENEW_AT_MS,
-} from './provider-token.js';
+export { signProviderToken } from './provider-token.js';

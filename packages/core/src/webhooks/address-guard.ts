@@ -119,7 +119,8 @@ async function resolveChecked(resolve: Resolver, hostname: string, policy: Addre
   return wanted;
 }
 
-export interface GuardedAgentOptions extends Partial<AddressPolicy> {
+/** How webhook connections are made, as a host configures them (part of `TilecastOptions.webhooks`). */
+export interface WebhookConnectionOptions {
   /** Default: the system resolver (`dns.lookup`, every address). */
   resolve?: Resolver;
   /**
@@ -133,6 +134,9 @@ export interface GuardedAgentOptions extends Partial<AddressPolicy> {
    * (docs/contract/events-and-webhooks.md#webhook-public-https-443), which a test cannot bind; this is the one way a test reaches a local receiver.
    */
   unsafeTestOnlyDial?: { address?: string; port: number };
+}
+
+export interface GuardedAgentOptions extends Partial<AddressPolicy>, WebhookConnectionOptions {
   /** Keep connections for the next delivery to the same host. Default true. */
   keepAlive?: boolean;
 }

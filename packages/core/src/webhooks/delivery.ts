@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import type { SafeObserver, WebhookAttemptObservation } from '../observer.js';
 import type { StoredEvent } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import { createGuardedAgent, type AddressPolicy, type GuardedAgentOptions } from './address-guard.js';
+import { createGuardedAgent, type AddressPolicy, type WebhookConnectionOptions } from './address-guard.js';
 import { sendAttempt, type AttemptResult } from './attempt.js';
 import { buildRequest, readEnvelope } from './request.js';
 import { isSuccess, MAX_ATTEMPTS, retryDelay } from './retry-policy.js';
@@ -24,12 +24,8 @@ import type { ActionEnvelope } from './template.js';
 import type { WebhookEntryConfig } from './map-schema.js';
 import { isoTime } from '../iso-time.js';
 
-export interface WebhookDispatcherOptions extends Omit<GuardedAgentOptions, 'allowPrivateNetworks'> {
-  storage: Storage;
-  clock: Clock;
-  logger: Logger;
-  /** Told of each attempt and each whole delivery (metrics). */
-  observer?: SafeObserver;
+/** What a host sets of webhook delivery: `TilecastOptions.webhooks`. */
+export interface WebhookOptions extends WebhookConnectionOptions {
   /** Identifies this instance in delivery claims. Default: a random UUID. */
   instanceId?: string;
   /**
@@ -37,6 +33,14 @@ export interface WebhookDispatcherOptions extends Omit<GuardedAgentOptions, 'all
    * private; `https://` and port 443 still apply. Off by default; a warning is logged when on.
    */
   allowPrivateNetworks?: boolean;
+}
+
+export interface WebhookDispatcherOptions extends WebhookOptions {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  /** Told of each attempt and each whole delivery (metrics). */
+  observer?: SafeObserver;
 }
 
 export interface WebhookDispatcher {

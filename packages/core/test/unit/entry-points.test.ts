@@ -1,14 +1,17 @@
 /**
  * The core's public surface, split by audience: users (`@tilecast/core`), store authors
- * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`). Internals and
- * another audience's helpers stay out of each entry; the Node I/O lives in
- * `@tilecast/adapter-node-http`.
+ * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`), webhook receivers
+ * (`@tilecast/core/verify`). Internals and another audience's helpers stay out of each
+ * entry; the Node I/O lives in `@tilecast/adapter-node-http`. The run-time names are pinned
+ * here, the types in `packages/core/api/*.api.md` (`npm run api:check`); the rule for adding
+ * one is docs/decisions/0095-public-api.md.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as adapter from '../../src/adapter.js';
 import * as root from '../../src/index.js';
 import * as storage from '../../src/storage/index.js';
+import * as verify from '../../src/webhooks/verify.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   exports: Record<string, unknown>;
@@ -44,21 +47,72 @@ describe('entry points of @tilecast/core', () => {
       'createMountTable',
       'errorToResult',
       'internalErrorResult',
-      'isJsonMediaType',
       'jsonDecodeError',
       'mountPrefix',
       'ownsPath',
       'readJsonBody',
-      'readJsonBodySized',
       'responseHead',
       'splitTarget',
     ]);
   });
 
-  it("keeps the other audiences' helpers and the internals out of the users' entry", () => {
-    const internals = ['fail', 'isoTime', 'writeRefusal', 'refuseUnholdable', 'tokenTakes', 'actionKindIn', 'errorToResult', 'readJsonBody', 'jsonDecodeError'];
+  it('gives webhook receivers the verifier alone', () => {
+    expect(Object.keys(verify).sort()).toEqual(['WebhookVerificationError', 'verifyWebhook']);
+  });
+
+  it('gives applications what they embed, configure, observe and meet, and nothing else', () => {
+    expect(Object.keys(root).sort()).toEqual([
+      'BODY_LIMIT_BYTES',
+      'DEFAULT_ACTIVITY_QUOTA',
+      'DEFAULT_TRANSPORT_NAME',
+      'DEVICE_STREAM_TRANSPORT',
+      'InvalidArgumentError',
+      'MAX_ACCOUNT_PAGE',
+      'MAX_DEVICE_STREAMS',
+      'MAX_EVENT_STREAMS',
+      'OwnDeviceShareError',
+      'PUSH_OUTCOMES',
+      'StorageUnavailableError',
+      'TilecastError',
+      'UNMATCHED_ROUTE',
+      'UnknownRecordError',
+      'buildOpenApiDocument',
+      'combineObservers',
+      'consoleLogger',
+      'createManagementApi',
+      'createRecordingTransport',
+      'createTilecast',
+      'deviceTokenAuthenticator',
+      'isStorageUnavailable',
+      'isTilecastError',
+      'loadSeed',
+      'silentLogger',
+      'systemClock',
+      'templateJsonSchemas',
+    ]);
+  });
+
+  it("keeps the other audiences' helpers and the webhook internals out of the users' entry", () => {
+    const internals = [
+      'fail',
+      'isoTime',
+      'writeRefusal',
+      'refuseUnholdable',
+      'tokenTakes',
+      'actionKindIn',
+      'errorToResult',
+      'readJsonBody',
+      'jsonDecodeError',
+      'guardedLookup',
+      'createGuardedAgent',
+      'classifyAddress',
+      'fillText',
+      'redactUrl',
+      'createWebhookDispatcher',
+      'signatureHeader',
+      'verifyWebhook',
+    ];
     expect(Object.keys(root).filter((name) => internals.includes(name))).toEqual([]);
-    expect(root.createTilecast).toBeTypeOf('function');
     // Errors a user can meet (a management call while the store is down) stay there too.
     expect(root.StorageUnavailableError).toBe(storage.StorageUnavailableError);
   });
