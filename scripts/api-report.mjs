@@ -2,7 +2,7 @@
 // The API reports: one `packages/<name>/api/<entry>.api.md` per typed entry of every
 // published package, written by API Extractor from the built declarations (`dist/*.d.ts`,
 // so run it after `npm run build`). A change of a package's public surface is a diff of
-// its report, reviewed like code (docs/decisions/0095-public-api.md).
+// its report, reviewed like code (docs/decisions/0101-public-api.md).
 //
 //   node scripts/api-report.mjs check    (`npm run api:check`: fails when a report differs)
 //   node scripts/api-report.mjs update   (`npm run api:update`: rewrites the reports)

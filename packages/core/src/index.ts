@@ -3,7 +3,7 @@
  * interfaces a device transport or an observer implements. Store authors import
  * `@tilecast/core/storage`, adapter authors `@tilecast/core/adapter`, webhook receivers
  * `@tilecast/core/verify`. Every name here is public API, recorded in `api/index.api.md`:
- * add one only for a user outside the core (docs/decisions/0095-public-api.md); tests
+ * add one only for a user outside the core (docs/decisions/0101-public-api.md); tests
  * import internals from `src` by relative path.
  */
 export { createTilecast } from './tilecast.js';

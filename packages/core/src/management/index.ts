@@ -1,4 +1,4 @@
-export { InvalidArgumentError, OwnDeviceShareError, UnknownRecordError, type RecordKind } from './arguments.js';
+export { type ArgumentProblem, InvalidArgumentError, OwnDeviceShareError, UnknownRecordError, type RecordKind } from './arguments.js';
 export { createManagementApi, DEFAULT_ACTIVITY_QUOTA, MAX_ACCOUNT_PAGE } from './management-api.js';
 export type { AccountInput, AccountPageInput, AccountSummary, ActivityInput, DeviceInput, ManagementApi, WidgetInput } from './management-api.js';
 export { loadSeed } from './seed.js';

@@ -4,7 +4,7 @@
  * (`@tilecast/core/verify`). Internals and another audience's helpers stay out of each
  * entry; the Node I/O lives in `@tilecast/adapter-node-http`. The run-time names are pinned
  * here, the types in `packages/core/api/*.api.md` (`npm run api:check`); the rule for adding
- * one is docs/decisions/0095-public-api.md.
+ * one is docs/decisions/0101-public-api.md.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
