@@ -28,11 +28,10 @@ describe('entry points of @tilecast/core', () => {
     expect(Object.keys(storage).sort()).toEqual([
       'StorageUnavailableError',
       'actionKindIn',
+      'guardUnholdable',
       'isHoldable',
       'isStorageUnavailable',
       'isoTime',
-      'refuseUnholdable',
-      'refuseUnholdableJson',
       'tokenTakes',
       'writeRefusal',
     ]);

@@ -10,8 +10,9 @@ const CANNOT_HOLD = /no store can hold/;
 
 /**
  * Storage rules: a string no store can hold names nothing. A read or change keyed by one
- * answers as for an absent record, a write that would record one rejects with the core's
- * `refuseUnholdable` error; never a driver error, and the same on every store.
+ * answers as for an absent record, a write that would record one rejects with a
+ * `TypeError` (core's `guardUnholdable` does both); never a driver error, and the same on
+ * every store.
  */
 export function unholdableValueTests(get: GetHandles): void {
   it('accounts: lookups and changes by such an id or token hash find nothing', async () => {
