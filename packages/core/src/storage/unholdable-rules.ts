@@ -58,6 +58,15 @@ const DONE = () => Promise.resolve();
 const IDENTITY = { accountId: true, tokenHash: true } as const;
 
 /**
+ * `setWidgetContent` and `applyActivityUpdate`: a write to a record that cannot exist, or
+ * guarded by a token hash no account holds, is refused in `writeRefusal`'s order.
+ */
+const GUARDED_PUBLISH = {
+  keys: [true, true, { guard: { tokenHash: true } }],
+  absent: (storage: Storage, accountId: string, _slug: string, update: { guard?: WriteGuard }) => absentWrite(storage, accountId, update.guard),
+} as const;
+
+/**
  * Every `Storage` method and its strings, by the rules header of `storage.ts`. Typed
  * against `Storage`: a method added there without a row here fails to compile.
  */
@@ -84,20 +93,14 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   putActivity: { values: [{ accountId: true, slug: true }] },
   deleteActivity: { keys: [true, true], absent: FALSE },
   getActivity: { keys: [true, true], absent: NULL },
-  applyActivityUpdate: {
-    keys: [true, true, { guard: { tokenHash: true } }],
-    absent: (storage, accountId, _slug, update) => absentWrite(storage, accountId, update.guard),
-  },
+  applyActivityUpdate: GUARDED_PUBLISH,
   listActivities: { keys: [true], absent: NONE },
 
   // ── widgets
   putWidget: { values: [{ accountId: true, slug: true }] },
   deleteWidget: { keys: [true, true], absent: FALSE },
   getWidget: { keys: [true, true], absent: NULL },
-  setWidgetContent: {
-    keys: [true, true, { guard: { tokenHash: true } }],
-    absent: (storage, accountId, _slug, update) => absentWrite(storage, accountId, update.guard),
-  },
+  setWidgetContent: GUARDED_PUBLISH,
   listWidgets: { keys: [true], absent: NONE },
   listWidgetsSharedWith: { keys: [true], absent: NONE },
   shareWidget: { keys: [true, true, true], absent: FALSE },
