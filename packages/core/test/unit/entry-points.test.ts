@@ -55,7 +55,7 @@ describe('entry points of @tilecast/core', () => {
   });
 
   it("keeps the other audiences' helpers and the internals out of the users' entry", () => {
-    const internals = ['fail', 'isoTime', 'writeRefusal', 'refuseUnholdable', 'tokenTakes', 'actionKindIn', 'errorToResult', 'readJsonBody', 'jsonDecodeError'];
+    const internals = ['fail', 'isoTime', 'writeRefusal', 'guardUnholdable', 'tokenTakes', 'actionKindIn', 'errorToResult', 'readJsonBody', 'jsonDecodeError'];
     expect(Object.keys(root).filter((name) => internals.includes(name))).toEqual([]);
     expect(root.createTilecast).toBeTypeOf('function');
     // Errors a user can meet (a management call while the store is down) stay there too.
