@@ -1,4 +1,4 @@
-import { isHoldable, refuseUnholdable, type AccountStore } from '@tilecast/core/storage';
+import type { AccountStore } from '@tilecast/core/storage';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';
@@ -14,7 +14,6 @@ function claimTokenHash(state: MemoryState, accountId: string, tokenHash: string
 export function accountMethods(state: MemoryState): AccountStore {
   return {
     async upsertAccount(account) {
-      refuseUnholdable('an account', account.id, account.tokenHash);
       claimTokenHash(state, account.id, account.tokenHash);
       const previous = state.accounts.get(account.id);
       if (previous) state.accountByToken.delete(previous.tokenHash);
@@ -51,7 +50,6 @@ export function accountMethods(state: MemoryState): AccountStore {
     async setAccountTokenHash(accountId, tokenHash) {
       const account = state.accounts.get(accountId);
       if (!account) return false;
-      refuseUnholdable('a token hash', tokenHash);
       claimTokenHash(state, accountId, tokenHash);
       state.accountByToken.delete(account.tokenHash);
       account.tokenHash = tokenHash;
@@ -68,7 +66,6 @@ export function accountMethods(state: MemoryState): AccountStore {
     },
 
     async listAccounts({ after, limit }) {
-      if (after !== null && !isHoldable(after)) return [];
       const ids = [...state.accounts.keys()].filter((id) => after === null || id > after).sort();
       return ids.slice(0, limit).map((id) => ({ ...state.accounts.get(id)! })); // flat records: a spread is a full copy
     },

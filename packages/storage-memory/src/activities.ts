@@ -1,5 +1,5 @@
 import { forgetActivityPushTokens } from './apns.js';
-import { refuseUnholdable, isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
+import { isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
 function liveCount(activities: Map<string, ActivityRecord>): number {
@@ -11,7 +11,6 @@ function liveCount(activities: Map<string, ActivityRecord>): number {
 export function activityMethods(state: MemoryState): ActivityStore {
   return {
     async putActivity(definition) {
-      refuseUnholdable('an activity', definition.accountId, definition.slug);
       const activities = inner(state.activities, definition.accountId);
       const existing = activities.get(definition.slug);
       if (existing && existing.template === definition.template) {

@@ -1,4 +1,4 @@
-import { isHoldable, refuseUnholdable, type ApnsStore, type DeviceIdentity, type DeviceRecord } from '@tilecast/core/storage';
+import type { ApnsStore, DeviceIdentity, DeviceRecord } from '@tilecast/core/storage';
 import { pairKey, type MemoryState } from './state.js';
 
 /** Every APNs token of the device goes (device removed, its token or account changed, `DELETE /device/push`). */
@@ -26,7 +26,6 @@ export function apnsMethods(state: MemoryState): ApnsStore {
   return {
     async setApnsRegistration(deviceId, { environment, pushToStart, widgets }, condition) {
       if (!isStill(state.devices.get(deviceId), condition?.ifDevice)) return false;
-      for (const token of [pushToStart, widgets]) if (typeof token === 'string') refuseUnholdable('an APNs token', token);
       const previous = state.apns.get(deviceId);
       state.apns.set(deviceId, {
         environment,
@@ -50,7 +49,6 @@ export function apnsMethods(state: MemoryState): ApnsStore {
     async setActivityPushToken(deviceId, accountId, slug, token, condition) {
       const device = state.devices.get(deviceId);
       if (!isStill(device, condition?.ifDevice) || device.accountId !== accountId || !state.activities.get(accountId)?.has(slug)) return false;
-      refuseUnholdable('an APNs token', token);
       let tokens = state.activityPushTokens.get(deviceId);
       if (tokens === undefined) state.activityPushTokens.set(deviceId, (tokens = new Map()));
       tokens.set(pairKey(accountId, slug), token);
@@ -71,7 +69,6 @@ export function apnsMethods(state: MemoryState): ApnsStore {
     },
 
     async removeApnsToken(deviceId, token) {
-      if (!isHoldable(token)) return;
       const registration = state.apns.get(deviceId);
       if (registration?.pushToStart === token) registration.pushToStart = null;
       if (registration?.widgets === token) registration.widgets = null;

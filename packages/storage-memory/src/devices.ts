@@ -1,4 +1,4 @@
-import { refuseUnholdable, type DeviceStore } from '@tilecast/core/storage';
+import type { DeviceStore } from '@tilecast/core/storage';
 import { forgetApnsOf } from './apns.js';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
@@ -34,7 +34,6 @@ export function deviceMethods(state: MemoryState): DeviceStore {
   const sortedIds = (accountId: string): string[] => [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
   return {
     async upsertDevice(device) {
-      refuseUnholdable('a device', device.id, device.accountId, device.tokenHash);
       const holder = state.deviceByToken.get(device.tokenHash);
       if (holder !== undefined && holder.id !== device.id) {
         throw new Error('this token hash already belongs to another device');

@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core/storage';
+import { guardUnholdable, type Storage } from '@tilecast/core/storage';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
 import { apnsMethods } from './apns.js';
@@ -68,7 +68,8 @@ function stats(state: MemoryState): MemoryStorageStats {
  * Creates an in-memory Tilecast store: everything lives in this process and is lost when
  * it exits. Each call returns an independent store. Atomic operations do all their work
  * synchronously (no `await` between a read and its write), which makes them atomic within
- * the process; records cross the boundary as deep copies.
+ * the process; records cross the boundary as deep copies. Strings no store can hold are
+ * kept out by core's `guardUnholdable`, as in every store.
  */
 export function createMemoryStorage(): MemoryStorage {
   const state = createState();
@@ -76,7 +77,7 @@ export function createMemoryStorage(): MemoryStorage {
   const activities = activityMethods(state);
   const widgets = widgetMethods(state);
   const devices = deviceMethods(state);
-  return {
+  return guardUnholdable({
     ...accounts,
     ...activities,
     ...widgets,
@@ -97,5 +98,5 @@ export function createMemoryStorage(): MemoryStorage {
     async close() {
       // Nothing to release: the maps go with the last reference to the store.
     },
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import { refuseUnholdable, tokenTakes, type PressStore, type TokenBucketRule } from '@tilecast/core/storage';
+import { tokenTakes, type PressStore, type TokenBucketRule } from '@tilecast/core/storage';
 import { appendToLog } from './events.js';
 import { byCodeUnit, noteAppended, type Bucket, type MemoryState } from './state.js';
 
@@ -65,8 +65,6 @@ export function pressMethods(state: MemoryState): PressStore {
   return {
     // ATOMIC: every check and write in one synchronous step.
     async admitPress({ key, keyExpiresAt, rules, now, note, accountId, event }) {
-      refuseUnholdable('a press', key, accountId, note.widgetKey, note.deviceId);
-      for (let i = 0; i < rules.length; i++) refuseUnholdable('a bucket key', rules[i]!.key);
       const held = state.presses.get(key);
       if (held !== undefined && held.expiresAt > now) return { outcome: 'duplicate', eventId: held.eventId };
       if (!takeTokens(state, rules, now)) return { outcome: 'limited' };
@@ -79,7 +77,6 @@ export function pressMethods(state: MemoryState): PressStore {
     },
 
     async notePress({ widgetKey, deviceId, until }) {
-      refuseUnholdable('a press note', widgetKey, deviceId);
       notePress(state, widgetKey, deviceId, until);
     },
 

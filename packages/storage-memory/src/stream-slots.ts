@@ -1,4 +1,4 @@
-import { refuseUnholdable, type DeviceStreamSlotStore, type EventStreamSlotStore, type SlotAcquisition, type SlotRenewal } from '@tilecast/core/storage';
+import type { DeviceStreamSlotStore, EventStreamSlotStore, SlotAcquisition, SlotRenewal } from '@tilecast/core/storage';
 import { inner, type MemoryState } from './state.js';
 
 /** owner id (an account, a device) → slotId → expiresAt. */
@@ -24,7 +24,6 @@ function leaseMethods(leases: SlotLeases): LeaseMethods {
     // ATOMIC: expired slots are dropped, the rest counted and the new one inserted in
     // one synchronous step.
     async acquire(ownerId, slotId, { max, now, ttlMs }) {
-      refuseUnholdable('a stream lease', ownerId, slotId);
       const slots = inner(leases, ownerId);
       for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);
       // Acquiring a slot this holder already has extends it and takes no second one.

@@ -1,4 +1,4 @@
-import { refuseUnholdable, type PushThrottleStore } from '@tilecast/core/storage';
+import type { PushThrottleStore } from '@tilecast/core/storage';
 import type { MemoryState } from './state.js';
 
 /** A window covers [start, endsAt): at `endsAt` it is over. */
@@ -6,7 +6,6 @@ export function throttleMethods(state: MemoryState): PushThrottleStore {
   return {
     // ATOMIC: compare and set in one synchronous step.
     async claimWidgetPush(key, { now, windowMs }) {
-      refuseUnholdable('a widget key', key);
       const window = state.throttle.get(key);
       if (!window || now >= window.endsAt) {
         // A trailing push still pending from an ended window is superseded by this one.

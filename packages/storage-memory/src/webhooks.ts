@@ -1,4 +1,4 @@
-import { refuseUnholdable, refuseUnholdableJson, type WebhookStore } from '@tilecast/core/storage';
+import type { WebhookStore } from '@tilecast/core/storage';
 import { copy, noteAppended, pairKey, type MemoryState } from './state.js';
 import { findWidget } from './widgets.js';
 
@@ -7,7 +7,6 @@ export function webhookMethods(state: MemoryState): WebhookStore {
     async setWebhookMap(accountId, slug, map) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return false;
-      refuseUnholdableJson('a webhook map', map);
       entry.webhookMap = copy(map);
       return true;
     },
@@ -20,7 +19,6 @@ export function webhookMethods(state: MemoryState): WebhookStore {
     // ATOMIC: lookup and insert in one synchronous step. An expired claim (its event can
     // no longer be delivered) no longer blocks, exactly as if it had been purged.
     async claimWebhookDelivery(eventId, entryKey, { instanceId, now, expiresAt }) {
-      refuseUnholdable('a delivery claim', eventId, entryKey, instanceId);
       const key = pairKey(eventId, entryKey);
       const claim = state.claims.get(key);
       if (claim && claim.expiresAt > now) return false;
@@ -33,7 +31,6 @@ export function webhookMethods(state: MemoryState): WebhookStore {
     async recordWebhookOutcome(accountId, slug, entryKey, { outcome, at }) {
       const entry = findWidget(state, accountId, slug);
       if (!entry) return;
-      refuseUnholdable('a webhook entry key', entryKey);
       const times = entry.outcomes.get(entryKey) ?? { lastSuccessAt: null, lastFailureAt: null };
       if (outcome === 'success') times.lastSuccessAt = at;
       else times.lastFailureAt = at;

@@ -1,4 +1,4 @@
-import { refuseUnholdable, actionKindIn, isoTime, type WidgetStore } from '@tilecast/core/storage';
+import { actionKindIn, isoTime, type WidgetStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
@@ -24,7 +24,6 @@ export function removeWidget(state: MemoryState, accountId: string, slug: string
 export function widgetMethods(state: MemoryState): WidgetStore {
   return {
     async putWidget(definition) {
-      refuseUnholdable('a widget', definition.accountId, definition.slug);
       const widgets = inner(state.widgets, definition.accountId);
       const existing = widgets.get(definition.slug);
       const keep = existing !== undefined && existing.record.template === definition.template;

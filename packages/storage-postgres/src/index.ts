@@ -1,4 +1,4 @@
-import type { Storage } from '@tilecast/core/storage';
+import { guardUnholdable, type Storage } from '@tilecast/core/storage';
 import pg from 'pg';
 import { accountMethods } from './accounts.js';
 import { activityMethods } from './activities.js';
@@ -14,7 +14,6 @@ import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
 import { throttleMethods } from './throttle.js';
-import { guardUnholdable } from './unholdable.js';
 import { webhookMethods } from './webhooks.js';
 import { widgetMethods } from './widgets.js';
 
@@ -135,21 +134,19 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
   let closed = false;
   const storage: PostgresStorage = {
-    ...guardUnholdable({
-      ...accountMethods(ctx),
-      ...activityMethods(ctx),
-      ...widgetMethods(ctx),
-      ...deviceMethods(ctx),
-      ...createIfAbsentMethod(ctx),
-      ...credentialMethods(ctx),
-      ...eventMethods(ctx),
-      ...eventStreamSlotMethods(ctx),
-      ...deviceStreamSlotMethods(ctx),
-      ...pressMethods(ctx),
-      ...throttleMethods(ctx),
-      ...webhookMethods(ctx),
-      ...apnsMethods(ctx),
-    }),
+    ...accountMethods(ctx),
+    ...activityMethods(ctx),
+    ...widgetMethods(ctx),
+    ...deviceMethods(ctx),
+    ...createIfAbsentMethod(ctx),
+    ...credentialMethods(ctx),
+    ...eventMethods(ctx),
+    ...eventStreamSlotMethods(ctx),
+    ...deviceStreamSlotMethods(ctx),
+    ...pressMethods(ctx),
+    ...throttleMethods(ctx),
+    ...webhookMethods(ctx),
+    ...apnsMethods(ctx),
     async purgeExpired({ now, batch }) {
       return purgeExpired(ctx, now, batch);
     },
@@ -165,7 +162,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     },
   };
   if (listener) storage.subscribeEvents = (fn) => listener.subscribe(fn);
-  return storage;
+  // PostgreSQL refuses a NUL in text and turns a lone surrogate into U+FFFD (another
+  // string): such a key or value never reaches a statement.
+  return guardUnholdable(storage);
 }
 
 /** A `pg.Client` factory for the `LISTEN` connection, or undefined when none can be made. */

@@ -47,9 +47,10 @@ import type { PressTarget } from './press-target.js';
  *   nothing. Passed as a key (ids, slugs, token hashes, slot ids, action ids, press
  *   keys), a read or a change answers as for an absent record (null, false, `[]`, `{}`, 0,
  *   `not_found`, a credential that does not hold); a write that would record it (a new
- *   record or key, a token hash, a webhook map or outcome under it) rejects with
- *   `refuseUnholdable`'s `TypeError` and changes nothing. Never a driver error. The core
- *   never passes one; this is the stores' own defence.
+ *   record or key, a token hash, a webhook map or outcome under it) rejects with a
+ *   `TypeError` and changes nothing. Never a driver error. The core never passes one; this
+ *   is the stores' own defence, which a store gets whole by wrapping itself in
+ *   `guardUnholdable` (both Tilecast stores do).
  *
  * Call shapes: the keys that name a record (account id, slug, device id, event id...)
  * come first, positionally; times, counts and other values come in one named object

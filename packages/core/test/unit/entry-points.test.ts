@@ -31,11 +31,10 @@ describe('entry points of @tilecast/core', () => {
     expect(Object.keys(storage).sort()).toEqual([
       'StorageUnavailableError',
       'actionKindIn',
+      'guardUnholdable',
       'isHoldable',
       'isStorageUnavailable',
       'isoTime',
-      'refuseUnholdable',
-      'refuseUnholdableJson',
       'tokenTakes',
       'writeRefusal',
     ]);
@@ -97,7 +96,7 @@ describe('entry points of @tilecast/core', () => {
       'fail',
       'isoTime',
       'writeRefusal',
-      'refuseUnholdable',
+      'guardUnholdable',
       'tokenTakes',
       'actionKindIn',
       'errorToResult',

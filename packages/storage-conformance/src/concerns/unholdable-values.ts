@@ -10,8 +10,9 @@ const CANNOT_HOLD = /no store can hold/;
 
 /**
  * Storage rules: a string no store can hold names nothing. A read or change keyed by one
- * answers as for an absent record, a write that would record one rejects with the core's
- * `refuseUnholdable` error; never a driver error, and the same on every store.
+ * answers as for an absent record, a write that would record one rejects with a
+ * `TypeError` (core's `guardUnholdable` does both); never a driver error, and the same on
+ * every store.
  */
 export function unholdableValueTests(get: GetHandles): void {
   it('accounts: lookups and changes by such an id or token hash find nothing', async () => {
@@ -187,6 +188,16 @@ export function unholdableValueTests(get: GetHandles): void {
         ['upsertDevice id', () => storage.upsertDevice({ ...device, id: bad, tokenHash: randomHash() })],
         ['upsertDevice account', () => storage.upsertDevice({ id: uid('dev'), accountId: bad, tokenHash: randomHash() })],
         ['upsertDevice token hash', () => storage.upsertDevice({ ...device, tokenHash: bad })],
+        ['createIfAbsent account', () => storage.createIfAbsent({ kind: 'account', account: { ...account, id: uid('acc') + bad, tokenHash: randomHash() } })],
+        ['createIfAbsent device', () => storage.createIfAbsent({ kind: 'device', device: { id: uid('dev'), accountId: account.id, tokenHash: bad } })],
+        [
+          'createIfAbsent widget',
+          () =>
+            storage.createIfAbsent({
+              kind: 'widget',
+              definition: { accountId: account.id, slug: bad, template: 'gauge', staleAfter: null, privacy: 'visible' },
+            }),
+        ],
         ['appendEvent', () => storage.appendEvent(bad, newEvent(T0 + 60_000))],
         ['acquireEventStreamSlot account', () => storage.acquireEventStreamSlot(bad, uid('slot'), { max: 4, now: T0, ttlMs: 60_000 })],
         ['acquireEventStreamSlot slot', () => storage.acquireEventStreamSlot(account.id, bad, { max: 4, now: T0, ttlMs: 60_000 })],
@@ -211,6 +222,7 @@ export function unholdableValueTests(get: GetHandles): void {
     }
     expect(await storage.getAccount(account.id)).toEqual(account);
     expect(await storage.getDevice(device.id)).toEqual(device);
+    expect(await storage.listAccountDevices(account.id)).toEqual([device]);
     expect(await storage.getActivity(account.id, activity.slug)).toEqual(activity);
     expect(await storage.listWidgets(account.id)).toEqual([widget]);
     expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
