@@ -14,14 +14,15 @@ export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 &&
  * machine is doing, so two servers compare exactly where timed runs swing by 10–30 %.
  * With `keep` (`{ dir, name }`), callgrind's output and V8's perf map are copied to
  * `<dir>/<name>.callgrind.out` and `<dir>/<name>.perf.map` for callgrind_annotate.
+ * `nodeArgs`: more options for node (V8's among them).
  */
-export async function countInstructions(script, args, drive, env = {}, keep = undefined) {
+export async function countInstructions(script, args, drive, env = {}, keep = undefined, nodeArgs = []) {
   const outDir = mkdtempSync(join(tmpdir(), 'tilecast-callgrind-'));
   const out = join(outDir, 'callgrind.out');
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
   // map from code addresses to JavaScript function names, for the report.
   const valgrind = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`];
-  const server = await startServer(script, { args, env, nodeArgs: ['--perf-basic-prof'], launcher: valgrind, readyTimeoutMs: 120_000 });
+  const server = await startServer(script, { args, env, nodeArgs: ['--perf-basic-prof', ...nodeArgs], launcher: valgrind, readyTimeoutMs: 120_000 });
   // V8 always writes its perf map here (the path perf looks in); it is not ours to choose.
   const mapFile = `/tmp/perf-${server.pid}.map`;
   const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.pid)], { stdio: 'ignore' });
@@ -37,7 +38,7 @@ export async function countInstructions(script, args, drive, env = {}, keep = un
     // A full collection now (the memory reading forces one) rather than inside the count.
     await drive({ server, measure, collectGarbage: () => server.stats() });
   } finally {
-    await server.stop(); // callgrind writes its counts as the process exits
+    await server.stop(60_000); // callgrind writes its counts as the process exits (slowly on a busy machine)
   }
   try {
     if (keep !== undefined) {

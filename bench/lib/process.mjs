@@ -73,11 +73,12 @@ export async function startServer(script, { env = {}, args = [], nodeArgs = [], 
     stats: () => ask({ type: 'stats' }, 'stats', 10_000).then((answer) => ({ cpuMicros: answer.cpu.user + answer.cpu.system, memory: answer.memory })),
     /** CPU time (µs, user + system) alone, without disturbing the server (no forced GC). */
     cpu: () => ask({ type: 'stats', gc: false }, 'stats', 10_000).then((answer) => answer.cpu.user + answer.cpu.system),
-    async stop() {
+    /** SIGTERM, then SIGKILL after `killAfterMs` (callgrind writes its counts as the process exits: give it time). */
+    async stop(killAfterMs = 5_000) {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       await exited;
       clearTimeout(timer);
     },

@@ -17,9 +17,13 @@ storage.subscribeEvents = (listener) => (wakeListeners.add(listener), () => wake
 const webhook = process.env.BENCH_WEBHOOK_URL
   ? { url: process.env.BENCH_WEBHOOK_URL, secret: process.env.BENCH_WEBHOOK_SECRET, ca: process.env.BENCH_WEBHOOK_CA }
   : undefined;
+// BENCH_PERIODIC=off (bench/tools/cost-check.mjs): no work on timers (purge rounds, credential
+// re-checks, pings), whose amount grows with how long a count takes on a loaded machine.
+const periodic = process.env.BENCH_PERIODIC === 'off' ? { purgeIntervalMs: 0, credentialCheckMs: 3_600_000, sse: { pingMs: 3_600_000 } } : {};
 const tilecast = createTilecast({
   storage,
   logger: silentLogger,
+  ...periodic,
   webhooks: webhook ? { allowPrivateNetworks: true, ca: webhook.ca } : undefined,
 });
 const m = tilecast.management;

@@ -10,7 +10,10 @@ import { serve } from '../lib/serve.mjs';
 
 const adapter = process.argv[2] ?? 'node-http';
 const storage = process.argv[3] === 'postgres' ? await postgresStorage(process.env.DATABASE_URL) : createMemoryStorage();
-const tilecast = createTilecast({ storage, logger: silentLogger });
+// BENCH_PERIODIC=off (bench/tools/cost-check.mjs): no work on timers (purge rounds, credential
+// re-checks, pings), whose amount grows with how long a count takes on a loaded machine.
+const periodic = process.env.BENCH_PERIODIC === 'off' ? { purgeIntervalMs: 0, credentialCheckMs: 3_600_000, sse: { pingMs: 3_600_000 } } : {};
+const tilecast = createTilecast({ storage, logger: silentLogger, ...periodic });
 const m = tilecast.management;
 const { token } = await m.createAccount({ id: 'bench', activityQuota: 10 });
 const { token: deviceToken } = await m.registerDevice({ id: 'bench-phone', account: 'bench' });

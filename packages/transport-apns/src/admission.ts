@@ -1,10 +1,7 @@
 /**
  * Paces the pushes being worked on (registry lookup, building, waiting for a stream,
  * sending): at most `limit` at once, at most `perTurn` started per turn of the event loop,
- * first come first served. A fan-out to ten thousand devices hands the transport every
- * push in one go, and every answer from APNs frees a slot: started at once, the work would
- * run in long uninterrupted stretches, and the publisher's requests arriving meanwhile
- * would wait for them. Paced, the process's other I/O runs between every few pushes.
+ * first come first served. How a fan-out is paced, as a whole: docs/decisions/0058-apns-pacing.md.
  *
  * A waiting push is one small entry (its arguments and its promise's settle functions, no
  * closure), in a queue that takes entries from its head without moving the others: a

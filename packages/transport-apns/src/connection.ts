@@ -27,7 +27,7 @@ export interface ConnectionOptions {
   onReconnect: () => void;
 }
 
-/** Requests waiting for a stream started per turn of the event loop at most (see `release`). */
+/** Requests waiting for a stream started per turn of the event loop at most (docs/decisions/0058-apns-pacing.md). */
 const STARTS_PER_TURN = 16;
 
 /** The wait before the connection that follows the first one lost without an answer. */
@@ -156,11 +156,9 @@ export class ApnsConnection {
   }
 
   /**
-   * A stream is given back as its answer is known, which may be for up to
-   * `maxConcurrentStreams` answers in one read from the socket. Waiting requests take
-   * the freed streams in the next turn of the event loop, STARTS_PER_TURN at a time:
-   * starting a request is the costliest step of a push, and starting all of them inside
-   * the read would hold the process for milliseconds.
+   * A stream is given back as its answer is known; waiting requests take the freed
+   * streams in the next turn of the event loop, STARTS_PER_TURN at a time (why:
+   * docs/decisions/0058-apns-pacing.md).
    */
   private release(): void {
     this.active -= 1;

@@ -19,7 +19,7 @@ export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
   sandbox: 'https://api.sandbox.push.apple.com',
 };
 
-/** Pushes started per turn of the event loop at most, so that a fan-out never holds the process for long. */
+/** Pushes started per turn of the event loop at most (a fan-out's pacing: docs/decisions/0058-apns-pacing.md). */
 const PUSHES_PER_TURN = 8;
 
 export interface ApnsTransportOptions {
@@ -150,8 +150,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return submit(builder.widgetJob(deviceId, push, registrations.widgets, registrations.environment, leave));
   };
 
-  // Enough pushes at work to keep every stream busy while the next ones are looked up,
-  // started a few per turn of the event loop (see Admission).
+  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
   const admission = new Admission<string, ActivityPush | WidgetPush, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
     'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
   );

@@ -10,16 +10,14 @@ import { activityPush, widgetPush } from '../transport/pushes.js';
 export const WIDGET_PUSH_WINDOW_MS = 2_000;
 
 /**
- * Devices handed to the transport per turn of the event loop. A fan-out to thousands of
- * devices would otherwise start every push in one uninterrupted run, and the publisher's
- * requests arriving meanwhile would wait for all of it.
+ * Devices handed to the transport per turn of the event loop. How a fan-out is paced, as a
+ * whole: docs/decisions/0058-apns-pacing.md.
  */
 export const FANOUT_SLICE = 64;
 
 /**
- * Pushes of one fan-out handed to the transport and not yet settled, at most: well above
- * what a transport works on at once (transport-apns: twice its streams), so it never
- * waits for the core, and far below a fan-out to every device of a large account.
+ * Pushes of one fan-out handed to the transport and not yet settled, at most. How a
+ * fan-out is paced, as a whole: docs/decisions/0058-apns-pacing.md.
  */
 export const FANOUT_WINDOW = 256;
 
@@ -66,7 +64,8 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
 
   /**
    * Hands every device to the transport, FANOUT_SLICE per turn of the event loop and at
-   * most FANOUT_WINDOW not yet settled, and resolves once every push settled. Each pending
+   * most FANOUT_WINDOW not yet settled (pacing: docs/decisions/0058-apns-pacing.md), and
+   * resolves once every push settled. Each pending
    * push costs one promise reaction and its failure handler here (no array of promises, no
    * wrapper promise per push); the window keeps the rest of a fan-out to ten thousand
    * devices as indexes into its list rather than as waiting pushes, so that what stays live
