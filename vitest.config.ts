@@ -12,8 +12,9 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // Finds a local PostgreSQL server when DATABASE_URL is unset.
     globalSetup: ['test/global-setup.ts'],
-    // The JSON report feeds the `N passed, M failed` summary line of .ci/run.
-    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
+    // The JSON report feeds the `N passed, M failed` summary line of .ci/run, which runs the
+    // suite on several Node.js lines at once and names each run's report.
+    reporters: ['default', ['json', { outputFile: process.env.TILECAST_TEST_REPORT || '.test-results/vitest.json' }]],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -202,7 +202,15 @@ function apnsProblems(env: NodeJS.ProcessEnv): string[] {
  * for those is not warned about: the apns-demo's and the smart-home example's server URL
  * and token, the test suite's tool locations, the benchmarks' CPU pinning.
  */
-const READ_ELSEWHERE = new Set(['TILECAST_URL', 'TILECAST_TOKEN', 'TILECAST_TEST_POSTGRES', 'TILECAST_CHROMIUM', 'TILECAST_HAPROXY', 'TILECAST_BENCH_PINNED']);
+const READ_ELSEWHERE = new Set([
+  'TILECAST_URL',
+  'TILECAST_TOKEN',
+  'TILECAST_TEST_POSTGRES',
+  'TILECAST_TEST_REPORT',
+  'TILECAST_CHROMIUM',
+  'TILECAST_HAPROXY',
+  'TILECAST_BENCH_PINNED',
+]);
 
 /** A `TILECAST_*` variable the server does not read is most likely a typo of one it does. */
 function unknownSettings(env: NodeJS.ProcessEnv): string[] {
