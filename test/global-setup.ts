@@ -11,6 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createScratchDatabase, dropLeftoverScratchDatabases, type ScratchDatabase } from './support/scratch-database.js';
 
 const LOCAL_SERVER = process.env.TILECAST_TEST_POSTGRES || 'postgres://postgres@127.0.0.1:5432';
@@ -19,32 +20,39 @@ export default async function setup(): Promise<() => Promise<void>> {
   const chromium = process.env.TILECAST_CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(chromium)) console.log(`Browser test: skipped, needs chromium at ${chromium} (apt-get install -y chromium)`);
   const scratch = await findPostgres();
-  buildApnsWorker();
+  buildWhenStale('@tilecast/transport-apns', 'transport-apns', 'dist/connection-worker.js');
+  buildWhenStale('@tilecast/simulator', 'simulator', 'dist/browser/simulator.js');
   return async () => {
     await scratch?.drop().catch((error: unknown) => console.log(`PostgreSQL tests: could not drop ${scratch.name} (${String(error)})`));
   };
 }
 
 /**
- * transport-apns runs its connections in a worker thread, which runs JavaScript only: the
- * tests, which run the package from its sources, start the built worker
- * (dist/connection-worker.js), so it is rebuilt here when a source is newer.
+ * Two things the tests run are build outputs, as JavaScript only: transport-apns's connection
+ * worker (a worker thread; the tests run the package from its sources) and the simulator's
+ * page script (the browser test loads it). Each is rebuilt here, once before the test files,
+ * when a source is newer, so that no test runs a stale build and no test builds while
+ * others run (`.ci/run` runs the suite on three Node.js lines at once in one tree).
  */
-function buildApnsWorker(): void {
-  const root = new URL('../packages/transport-apns/', import.meta.url);
-  const built = new URL('dist/connection-worker.js', root);
-  const sources = new URL('src/', root);
-  const newest = Math.max(
-    ...readdirSync(sources)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => statSync(new URL(name, sources)).mtimeMs),
-  );
+function buildWhenStale(workspace: string, directory: string, output: string): void {
+  const root = new URL(`../packages/${directory}/`, import.meta.url);
+  const built = new URL(output, root);
+  const newest = newestSource(new URL('src/', root));
   if (existsSync(built) && statSync(built).mtimeMs >= newest) return;
-  console.log('transport-apns: building its connection worker (dist is missing or older than src)');
-  execFileSync('npm', ['run', 'build', '--workspace', '@tilecast/transport-apns'], { stdio: 'ignore' });
+  console.log(`${workspace}: building it (${output} is missing or older than src)`);
+  execFileSync('npm', ['run', 'build', '--workspace', workspace], { stdio: 'ignore' });
 }
 
-/** Points `DATABASE_URL` at a new scratch database on the local server; true when one was created. */
+/** The latest modification time of a TypeScript file under `directory`. */
+function newestSource(directory: URL): number {
+  return Math.max(
+    0,
+    ...readdirSync(directory, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+      .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs),
+  );
+}
+
 /**
  * Points `DATABASE_URL` at a scratch database of this run's on the local server (see
  * support/scratch-database.ts), unless `DATABASE_URL` is set; null when none was made.

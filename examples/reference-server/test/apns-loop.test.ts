@@ -5,44 +5,19 @@
  * while the device stream still gets it too (docs/contract/apns.md#apns-device-stream-too).
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@tilecast/core';
-import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
 import { DEMO_APNS_IDS, DEMO_PUSH_TOKENS, apnsDemoInstructions, demoServerSettings, startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { storeSettings } from './store-settings.js';
 
-const DATABASE_URL = process.env.DATABASE_URL || undefined;
-const schemas: string[] = [];
-/** The store settings: in memory, and PostgreSQL (a schema of its own) when a server is there. */
-const stores: Array<[string, () => Record<string, string>]> = [
-  ['memory', () => ({ DATABASE_URL: '' })],
-  ...(DATABASE_URL
-    ? [
-        [
-          'PostgreSQL',
-          () => {
-            const schema = `apns_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-            schemas.push(schema);
-            return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
-          },
-        ] as [string, () => Record<string, string>],
-      ]
-    : []),
-];
-
-afterAll(async () => {
-  if (schemas.length === 0) return;
-  const admin = new pg.Pool({ connectionString: DATABASE_URL });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
+const stores = storeSettings('apns');
 
 function recordingLogger() {
   const warnings: Array<{ message: string; fields: unknown }> = [];

@@ -2,40 +2,15 @@
  * The reference server's `/metrics` with APNs on (issue 32 item 6): each push counted under
  * the outcome it had at APNs, and the APNs transport's own counters exported, on both stores.
  */
-import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Logger } from '@tilecast/core';
-import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { storeSettings } from './store-settings.js';
+import { writeLightsSeed } from './fixtures.js';
 
-const DATABASE_URL = process.env.DATABASE_URL || undefined;
-const schemas: string[] = [];
-const stores: Array<[string, () => Record<string, string>]> = [
-  ['memory', () => ({ DATABASE_URL: '' })],
-  ...(DATABASE_URL
-    ? [
-        [
-          'PostgreSQL',
-          () => {
-            const schema = `apns_metrics_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-            schemas.push(schema);
-            return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
-          },
-        ] as [string, () => Record<string, string>],
-      ]
-    : []),
-];
-
-afterAll(async () => {
-  if (schemas.length === 0) return;
-  const admin = new pg.Pool({ connectionString: DATABASE_URL });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
+const stores = storeSettings('apns_metrics');
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const PHONES = [
@@ -59,20 +34,7 @@ describe('reference server /metrics with APNs on', () => {
     '%s store: a push APNs refused is counted as it came out, not delivered, and the transport counters are exported',
     async (_name, storeEnv) => {
       demo = await startApnsDemo();
-      const seed = join(demo.dir, 'seed.json');
-      await writeFile(
-        seed,
-        JSON.stringify({
-          accounts: [
-            {
-              id: 'acme',
-              token: 'tok_acme_1',
-              devices: PHONES.map(({ id, token }) => ({ id, token })),
-              widgets: [{ slug: 'lights', template: 'switchboard', stale_after: null, privacy: 'visible' }],
-            },
-          ],
-        }),
-      );
+      const seed = await writeLightsSeed(demo.dir, PHONES);
       demo.double.answer({ token: PHONES[1]!.widgets, answer: { status: 410, reason: 'Unregistered' } });
       const env = { PORT: '0', HOST: '127.0.0.1', TILECAST_SEED: seed, TILECAST_METRICS: '1', ...storeEnv(), ...demo.env };
       server = await startReferenceServer(readConfig(env), silent);

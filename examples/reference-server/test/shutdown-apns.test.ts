@@ -8,16 +8,14 @@
  * The exit time is measured with the wall clock: the behaviour under test is a child
  * process's, which no fake clock reaches.
  */
-import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DoubleAnswer } from '@tilecast/transport-apns/test-double';
-import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
+import { storeSettings } from './store-settings.js';
+import { writeLightsSeed } from './fixtures.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -26,30 +24,7 @@ const GRACE_MS = 1000;
 const BOUND_MS = 3000;
 const DEVICES = 6;
 
-const DATABASE_URL = process.env.DATABASE_URL || undefined;
-const schemas: string[] = [];
-const stores: Array<[string, () => Record<string, string>]> = [
-  ['memory', () => ({ DATABASE_URL: '' })],
-  ...(DATABASE_URL
-    ? [
-        [
-          'PostgreSQL',
-          () => {
-            const schema = `shutdown_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-            schemas.push(schema);
-            return { DATABASE_URL, TILECAST_DATABASE_SCHEMA: schema };
-          },
-        ] as [string, () => Record<string, string>],
-      ]
-    : []),
-];
-
-afterAll(async () => {
-  if (schemas.length === 0) return;
-  const admin = new pg.Pool({ connectionString: DATABASE_URL });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
+const stores = storeSettings('shutdown');
 
 interface Running {
   child: ChildProcess;
@@ -61,20 +36,7 @@ interface Running {
 const devices = Array.from({ length: DEVICES }, (_, i) => ({ id: `phone-${i}`, token: `dev_phone_${i}`, widgets: `${(i + 10).toString(16)}`.repeat(32) }));
 
 async function start(dir: string, env: Record<string, string>): Promise<Running> {
-  const seed = join(dir, 'seed.json');
-  await writeFile(
-    seed,
-    JSON.stringify({
-      accounts: [
-        {
-          id: 'acme',
-          token: 'tok_acme_1',
-          devices: devices.map(({ id, token }) => ({ id, token })),
-          widgets: [{ slug: 'lights', template: 'switchboard', stale_after: null, privacy: 'visible' }],
-        },
-      ],
-    }),
-  );
+  const seed = await writeLightsSeed(dir, devices);
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TILECAST_SEED: seed, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,6 @@
  * saying so (`.ci/run` installs it and fails on that skip); a chromium that is there but
  * cannot start fails the test.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -112,8 +111,7 @@ describe.skipIf(!hasChromium)('device simulator page in chromium', () => {
   let ownerToken: string;
 
   beforeAll(async () => {
-    // The page's script is a build output: build it from the current sources, never test a stale bundle.
-    execFileSync('npm', ['run', 'build', '--workspace', '@tilecast/simulator'], { cwd: repoRoot, stdio: 'pipe' });
+    // The page's script is a build output: test/global-setup.ts rebuilds it when a source is newer.
     userDataDir = await mkdtemp(join(tmpdir(), 'tilecast-chromium-'));
     // A fresh profile per run: playwright takes the profile directory itself (it refuses --user-data-dir in args).
     context = await chromium

@@ -1,7 +1,8 @@
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { activityPushToken, pushRegistration, validate } from '../schemas/index.js';
-import type { ActivityRecord, DeviceIdentity, DeviceRecord, WidgetRecord } from '../storage/records.js';
+import type { DeviceIdentity, DeviceRecord } from '../storage/records.js';
+import { type DeviceActivity, type DeviceWidget, deviceActivity, deviceWidget } from '../transport/pushes.js';
 
 /**
  * The device sync API (docs/contract/device-api.md#device-sync-api): the APNs tokens a phone registers, and what a
@@ -85,50 +86,6 @@ export async function getDeviceWidget(context: TilecastContext, device: DeviceRe
 export async function listDeviceActivities(context: TilecastContext, device: DeviceRecord): Promise<{ activities: DeviceActivity[] }> {
   const activities = await context.storage.listActivities(device.accountId);
   return { activities: activities.filter((activity) => activity.live).map(deviceActivity) };
-}
-
-export interface DeviceWidget {
-  owner: string;
-  slug: string;
-  template: string;
-  content: unknown;
-  stale_after: number | null;
-  updated_at: string | null;
-  privacy: WidgetRecord['privacy'];
-}
-
-export interface DeviceActivity {
-  owner: string;
-  slug: string;
-  template: string;
-  state: ActivityRecord['state'];
-  content: unknown;
-  dismissal_delay_s: number;
-  updated_at: string | null;
-}
-
-function deviceWidget(widget: WidgetRecord): DeviceWidget {
-  return {
-    owner: widget.accountId,
-    slug: widget.slug,
-    template: widget.template,
-    content: widget.updatedAt === null ? null : widget.content,
-    stale_after: widget.staleAfter,
-    updated_at: widget.updatedAt,
-    privacy: widget.privacy,
-  };
-}
-
-function deviceActivity(activity: ActivityRecord): DeviceActivity {
-  return {
-    owner: activity.accountId,
-    slug: activity.slug,
-    template: activity.template,
-    state: activity.state,
-    content: activity.content,
-    dismissal_delay_s: activity.dismissalDelayS,
-    updated_at: activity.updatedAt,
-  };
 }
 
 const lowerCase = (token: string | null | undefined): string | null | undefined => (typeof token === 'string' ? token.toLowerCase() : token);
