@@ -25,14 +25,9 @@ import { createManualClock, type ManualClock } from '../support/manual-clock.js'
 import { describeReply, describeRequest, likelyItem, problems } from './check.js';
 import { sendRaw, type RawReply } from './raw-http.js';
 import { endpoints, type FuzzCase } from './requests.js';
+import { integerSetting } from './settings.js';
 
-const env = (name: string, fallback: number): number => {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed)) throw new Error(`${name} must be an integer, got ${JSON.stringify(value)}`);
-  return parsed;
-};
+const env = integerSetting;
 
 const SEED = env('TILECAST_FUZZ_SEED', 20);
 const RUNS = env('TILECAST_FUZZ_RUNS', 80);

@@ -25,14 +25,9 @@ import { REFUSED_HEADER_NAMES, WEBHOOK_BODY_MAX_BYTES, WEBHOOK_HEADERS_MAX_BYTES
 import { request, startApi, type ApiServer, type Reply } from '../support/api-server.js';
 import { openStore, stores, type TestStore } from '../support/stores.js';
 import { arbitraryOf, type Schema, type SchemaContext } from './openapi-arbitrary.js';
+import { integerSetting } from './settings.js';
 
-const env = (name: string, fallback: number): number => {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed)) throw new Error(`${name} must be an integer, got ${JSON.stringify(value)}`);
-  return parsed;
-};
+const env = integerSetting;
 const SEED = env('TILECAST_PROPERTY_SEED', 32);
 const RUNS = env('TILECAST_PROPERTY_RUNS', 20);
 const REPLAY_PATH = process.env.TILECAST_PROPERTY_PATH || undefined;

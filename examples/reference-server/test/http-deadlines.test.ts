@@ -4,11 +4,12 @@
  * deadline, and the long-lived streams (`GET /events`, `GET /device/stream`) outlive it.
  */
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '@tilecast/core';
 import { readConfig } from '../src/config.js';
 import { startReferenceServer, type ReferenceServer } from '../src/index.js';
+import { rawSend } from '../../../test/support/raw-socket.js';
 
 let server: ReferenceServer | undefined;
 const sockets: Socket[] = [];
@@ -19,22 +20,12 @@ afterEach(async () => {
 });
 
 /** A raw connection to the server that sends `text` and collects what comes back. */
-async function rawSend(text: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
-  const { hostname, port } = new URL(server!.url);
-  const socket = connect(Number(port), hostname);
-  sockets.push(socket);
-  await once(socket, 'connect');
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  const closed = once(socket, 'close').then(() => Date.now());
-  socket.write(text);
-  return { socket, received: () => received, closed };
-}
+const rawSendToServer = (text: string) => rawSend(Number(new URL(server!.url).port), text, sockets);
 
 describe('reference server: HTTP deadlines', () => {
   it('TILECAST_KEEP_ALIVE_TIMEOUT_MS reaches the server (Node announces it in seconds)', async () => {
     server = await startReferenceServer(readConfig({ PORT: '0', TILECAST_KEEP_ALIVE_TIMEOUT_MS: '7000' }), silentLogger);
-    const probe = await rawSend('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const probe = await rawSendToServer('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
     await once(probe.socket, 'data');
     expect(probe.received()).toMatch(/\r\nKeep-Alive: timeout=7\r\n/i);
   });
@@ -44,10 +35,10 @@ describe('reference server: HTTP deadlines', () => {
     server = await startReferenceServer(config, silentLogger);
     const token = /API token (\S+)/.exec(server.banner)![1]!;
     const deviceToken = /device token (\S+)/.exec(server.banner)![1]!;
-    const events = await rawSend(`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\n\r\n`);
-    const phone = await rawSend(`GET /device/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Device ${deviceToken}\r\n\r\n`);
+    const events = await rawSendToServer(`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\n\r\n`);
+    const phone = await rawSendToServer(`GET /device/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Device ${deviceToken}\r\n\r\n`);
     const started = Date.now();
-    const stalled = await rawSend(
+    const stalled = await rawSendToServer(
       `PATCH /widget/lights HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"con`,
     );
     const closedAt = await stalled.closed;

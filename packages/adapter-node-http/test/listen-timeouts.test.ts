@@ -6,11 +6,12 @@
  * since a request ends when its body is complete.
  */
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTilecast, silentLogger, type Tilecast } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { DEFAULT_TIMEOUTS, listen, mount, type ListenOptions, type RunningServer } from '../src/index.js';
+import { rawSend } from '../../../test/support/raw-socket.js';
 
 let server: RunningServer | undefined;
 let tilecast: Tilecast | undefined;
@@ -30,18 +31,6 @@ async function serve(options: ListenOptions = {}): Promise<{ port: number }> {
   return { port: Number(new URL(server.url).port) };
 }
 
-/** A raw connection that sends `text` and collects what comes back. */
-async function rawSend(port: number, text: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
-  const socket = connect(port, '127.0.0.1');
-  sockets.push(socket);
-  await once(socket, 'connect');
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  const closed = once(socket, 'close').then(() => Date.now());
-  socket.write(text);
-  return { socket, received: () => received, closed };
-}
-
 const STALLED_PATCH =
   'PATCH /widget/lights HTTP/1.1\r\nHost: x\r\nAuthorization: Token tok_acme\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"con';
 
@@ -57,7 +46,7 @@ describe('listen(): request, header and keep-alive deadlines', () => {
   it('a body that stops arriving is answered 408 (JSON) at the request deadline, and the connection closes', async () => {
     const { port } = await serve({ requestTimeoutMs: 400, headersTimeoutMs: 300 });
     const started = Date.now();
-    const stalled = await rawSend(port, STALLED_PATCH);
+    const stalled = await rawSend(port, STALLED_PATCH, sockets);
     const closedAt = await stalled.closed;
     expect(stalled.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(stalled.received()).toContain('{"detail":"Request Timeout"}');
@@ -69,7 +58,7 @@ describe('listen(): request, header and keep-alive deadlines', () => {
   it('headers that stop arriving are answered 408 at the header deadline', async () => {
     const { port } = await serve({ requestTimeoutMs: 5_000, headersTimeoutMs: 300 });
     const started = Date.now();
-    const stalled = await rawSend(port, 'PATCH /widget/lights HTTP/1.1\r\nHost: x\r\nAuthor');
+    const stalled = await rawSend(port, 'PATCH /widget/lights HTTP/1.1\r\nHost: x\r\nAuthor', sockets);
     const closedAt = await stalled.closed;
     expect(stalled.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAt - started).toBeLessThan(2_000);
@@ -77,7 +66,7 @@ describe('listen(): request, header and keep-alive deadlines', () => {
 
   it('an idle kept-alive connection is closed after the keep-alive deadline', async () => {
     const { port } = await serve({ keepAliveTimeoutMs: 300 });
-    const client = await rawSend(port, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
+    const client = await rawSend(port, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n', sockets);
     const answeredAt = await new Promise<number>((resolve) => client.socket.once('data', () => resolve(Date.now())));
     const closedAt = await client.closed;
     expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
@@ -88,9 +77,9 @@ describe('listen(): request, header and keep-alive deadlines', () => {
 
   it('an event stream outlives the request deadline: its request ended with its headers', async () => {
     const { port } = await serve({ requestTimeoutMs: 300, headersTimeoutMs: 200 });
-    const stream = await rawSend(port, 'GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Token tok_acme\r\n\r\n');
+    const stream = await rawSend(port, 'GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Token tok_acme\r\n\r\n', sockets);
     // A stalled request opened after the stream: its 408 proves the deadline passed for the stream too.
-    const stalled = await rawSend(port, STALLED_PATCH);
+    const stalled = await rawSend(port, STALLED_PATCH, sockets);
     await stalled.closed;
     expect(stalled.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(stream.received()).toMatch(/^HTTP\/1\.1 200 /);

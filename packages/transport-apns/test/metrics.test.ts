@@ -54,6 +54,14 @@ describe.each(CONNECTION_THREADS)('APNs push metrics, as each push came out (con
     await r?.close();
   });
 
+  /** Lets the transport retry twice (at 750 ms, then 1.5 s later), as a push that keeps failing does. */
+  const throughBothRetries = async (): Promise<void> => {
+    await until(() => r.transport.counters().retried === 1, 'the first retry');
+    r.clock.advance(750);
+    await until(() => r.transport.counters().retried === 2, 'the second retry');
+    r.clock.advance(1_500);
+  };
+
   it('200: delivered, and counted sent', async () => {
     r = await rig({ connectionThread });
     const on = await tilecastOn(r);
@@ -86,10 +94,7 @@ describe.each(CONNECTION_THREADS)('APNs push metrics, as each push came out (con
     const on = await tilecastOn(r);
     tilecast = on.tilecast;
     await on.publish();
-    await until(() => r.transport.counters().retried === 1, 'the first retry');
-    r.clock.advance(750);
-    await until(() => r.transport.counters().retried === 2, 'the second retry');
-    r.clock.advance(1_500);
+    await throughBothRetries();
     await tilecast.idle();
     expect(await pushes(on.registry, 'delivered')).toBe(0);
     expect(await pushes(on.registry, 'dropped')).toBe(1);
@@ -101,10 +106,7 @@ describe.each(CONNECTION_THREADS)('APNs push metrics, as each push came out (con
     const on = await tilecastOn(r);
     tilecast = on.tilecast;
     await on.publish();
-    await until(() => r.transport.counters().retried === 1, 'the first retry');
-    r.clock.advance(750);
-    await until(() => r.transport.counters().retried === 2, 'the second retry');
-    r.clock.advance(1_500);
+    await throughBothRetries();
     await tilecast.idle();
     expect(r.double.received).toHaveLength(0);
     expect(await pushes(on.registry, 'delivered')).toBe(0);
