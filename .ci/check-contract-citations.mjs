@@ -20,7 +20,7 @@ const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', '.test-results
 const TEXT = /\.(?:[cm]?[jt]s|tsx|md|json|ya?ml|sql|sh|html|css|txt)$/;
 const SELF = '.ci/check-contract-citations.mjs';
 
-/** Ways the code used to cite the outside documents. `contract/reference-deployment.md` is a page of ours. */
+/** Ways the code used to cite the outside documents. `contract/deployment.md` is a page of ours. */
 const OUTSIDE = [
   /service-spec/i,
   /(?<!contract\/)reference-deployment(?!\.md)/i,

@@ -2,7 +2,7 @@ import { SettingProblem } from './setting-parsers.js';
 import { SETTINGS, type SettingName, type SettingValues } from './settings.js';
 import { type LogLevel, type MetricsConfig, metricsConfig, metricsProblems } from './observability-config.js';
 
-/** The reference deployment's settings, read from the environment (docs/contract/reference-deployment.md). */
+/** The reference deployment's settings, read from the environment (docs/contract/deployment.md). */
 export interface ServerConfig {
   port: number;
   host: string;

@@ -1,6 +1,6 @@
 /**
- * The built server's safe defaults (docs/contract/reference-deployment.md#demo-account-needs-asking, docs/contract/reference-deployment.md#no-secrets-off-terminal,
- * docs/contract/reference-deployment.md#stdout-json-logs; issue 32 items 1 and 2), with stdout and stderr pipes as in a container or under a process manager: with
+ * The built server's safe defaults (docs/contract/deployment.md#demo-account-needs-asking, docs/contract/deployment.md#no-secrets-off-terminal,
+ * docs/contract/deployment.md#stdout-json-logs; issue 32 items 1 and 2), with stdout and stderr pipes as in a container or under a process manager: with
  * a database it creates no account unless asked (`TILECAST_DEMO=1`) and hands no token to
  * the simulator page; whatever it creates, it prints no token when its output is not a
  * terminal; stdout holds only JSON log lines; no credential of `DATABASE_URL` (user part or

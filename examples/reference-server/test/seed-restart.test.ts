@@ -1,5 +1,5 @@
 /**
- * Restarts of the reference server on one PostgreSQL schema (docs/contract/reference-deployment.md#env-seed, docs/contract/reference-deployment.md#demo-account): the
+ * Restarts of the reference server on one PostgreSQL schema (docs/contract/deployment.md#env-seed, docs/contract/deployment.md#demo-account): the
  * seed, and the demo account without a seed, create only what is missing, so nothing the
  * app or the API changed is reverted by a restart, and instances starting at once with one
  * seed never revert each other.

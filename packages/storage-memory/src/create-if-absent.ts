@@ -6,7 +6,7 @@ import { findWidget } from './widgets.js';
 type Creators = AccountStore & ActivityStore & WidgetStore & DeviceStore;
 
 /**
- * Seed creation (docs/contract/reference-deployment.md#env-seed): an existing record is never touched. Atomic
+ * Seed creation (docs/contract/deployment.md#env-seed): an existing record is never touched. Atomic
  * within the process: the upserts called here do all their work synchronously (no
  * `await` inside them), so nothing runs between the check and the write.
  */

@@ -2,7 +2,7 @@ import type { AbsentRecord, SeedStore } from '@tilecast/core/storage';
 import { type Ctx, isUniqueViolation } from './db.js';
 
 /**
- * Seed creation (docs/contract/reference-deployment.md#env-seed): one `INSERT ... ON CONFLICT (key) DO NOTHING`
+ * Seed creation (docs/contract/deployment.md#env-seed): one `INSERT ... ON CONFLICT (key) DO NOTHING`
  * per record, so an existing row is never touched and concurrent creates yield one row.
  * The conflict target is the key only: a token hash held elsewhere is still refused.
  */

@@ -5,7 +5,7 @@ import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/reco
 import type { Storage } from '../storage/storage.js';
 import { Identifier, OwnDeviceShareError, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
 
-/** Default concurrent-activity quota of a new account (docs/contract/reference-deployment.md#management-defaults). */
+/** Default concurrent-activity quota of a new account (docs/contract/deployment.md#management-defaults). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
 
 /** The most accounts one `listAccounts` call returns (and its default page size). */
@@ -51,7 +51,7 @@ export type AccountSummary = Omit<AccountRecord, 'tokenHash'>;
 
 /**
  * What the mobile app does, as functions an embedder calls from its own app-side code
- * (docs/contract/reference-deployment.md#management-api), and what an operator does with the `tilecast` CLI. Tokens are
+ * (docs/contract/deployment.md#management-api), and what an operator does with the `tilecast` CLI. Tokens are
  * returned once, in clear, and stored hashed.
  *
  * Errors: `InvalidArgumentError` for an input it cannot accept; its subclasses
@@ -85,7 +85,7 @@ export interface ManagementApi {
   registerDevice(input: DeviceInput): Promise<{ id: string; token: string }>;
   deleteDevice(deviceId: string): Promise<boolean>;
   /**
-   * The seed's operations (docs/contract/reference-deployment.md#env-seed): each creates what is missing and
+   * The seed's operations (docs/contract/deployment.md#env-seed): each creates what is missing and
    * leaves an existing record exactly as the app and the API changed it, atomically (two
    * instances applying one seed at once create it once). An account's or device's token
    * is set only when it is created: the answer holds it then, and is null when the

@@ -38,7 +38,7 @@ export interface SeedResult {
 }
 
 /**
- * Loads a seed file (docs/contract/reference-deployment.md#seed-file, docs/contract/reference-deployment.md#env-seed) through the management API: what it
+ * Loads a seed file (docs/contract/deployment.md#seed-file, docs/contract/deployment.md#env-seed) through the management API: what it
  * declares and the store lacks is created; what exists is left as the app and the API
  * changed it (a rotated token, an ended subscription, a changed `stale_after` survive a
  * restart). A seed token is set only when its account or device is created. Each step is

@@ -106,7 +106,7 @@ export interface SeedStore {
    * An existing record is left exactly as it is: token hash, subscription, quota,
    * definition, state, content, shares. Of N concurrent calls for one key, exactly one
    * creates (PostgreSQL: `INSERT ... ON CONFLICT DO NOTHING`). A seed applied at start
-   * (docs/contract/reference-deployment.md#env-seed) uses it, so a restart never reverts what the app changed.
+   * (docs/contract/deployment.md#env-seed) uses it, so a restart never reverts what the app changed.
    * A token hash already held by another account or device is refused, as on upsert.
    */
   createIfAbsent(record: AbsentRecord): Promise<boolean>;

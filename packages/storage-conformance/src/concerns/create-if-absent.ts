@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { type GetHandles, T0, either, newAccount, newActivity, newDevice, newWidget, randomHash, uid } from '../harness.js';
 
 /**
- * `createIfAbsent`, what a seed applied at start uses (docs/contract/reference-deployment.md#env-seed): it creates
+ * `createIfAbsent`, what a seed applied at start uses (docs/contract/deployment.md#env-seed): it creates
  * what is missing, never changes what exists, and concurrent creates of one key yield one
  * record, across instances.
  */
