@@ -27,11 +27,9 @@ import { sendRaw, type RawReply } from './raw-http.js';
 import { endpoints, type FuzzCase } from './requests.js';
 import { integerSetting } from './settings.js';
 
-const env = integerSetting;
-
-const SEED = env('TILECAST_FUZZ_SEED', 20);
-const RUNS = env('TILECAST_FUZZ_RUNS', 80);
-const TIMEOUT_MS = env('TILECAST_FUZZ_TIMEOUT_MS', 5_000);
+const SEED = integerSetting('TILECAST_FUZZ_SEED', 20);
+const RUNS = integerSetting('TILECAST_FUZZ_RUNS', 80);
+const TIMEOUT_MS = integerSetting('TILECAST_FUZZ_TIMEOUT_MS', 5_000);
 const REPLAY_PATH = process.env.TILECAST_FUZZ_PATH || undefined;
 const COLLECT = process.env.TILECAST_FUZZ_COLLECT === '1';
 

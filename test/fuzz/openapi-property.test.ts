@@ -27,9 +27,8 @@ import { openStore, stores, type TestStore } from '../support/stores.js';
 import { arbitraryOf, type Schema, type SchemaContext } from './openapi-arbitrary.js';
 import { integerSetting } from './settings.js';
 
-const env = integerSetting;
-const SEED = env('TILECAST_PROPERTY_SEED', 32);
-const RUNS = env('TILECAST_PROPERTY_RUNS', 20);
+const SEED = integerSetting('TILECAST_PROPERTY_SEED', 32);
+const RUNS = integerSetting('TILECAST_PROPERTY_RUNS', 20);
 const REPLAY_PATH = process.env.TILECAST_PROPERTY_PATH || undefined;
 const settings = { seed: SEED, numRuns: RUNS, path: REPLAY_PATH, endOnFailure: true };
 

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
 import { storeSettings } from './store-settings.js';
 import { writeLightsSeed } from './fixtures.js';
+import { expectLoggedInOrder } from './log-events.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -54,13 +55,6 @@ async function start(dir: string, env: Record<string, string>): Promise<Running>
     await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
   }
   return { child, url: listening.exec(output)![1]!, output: () => output, exited };
-}
-
-function logEvents(output: string): Record<string, unknown>[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 const send = (method: string, url: string, authorization: string, body: unknown) =>
@@ -120,13 +114,7 @@ describe('graceful shutdown of the built server while APNs misbehaves', () => {
           { msg: 'shutdown: store closed' },
           { msg: 'shutdown: done, exiting' },
         ];
-        const logged = logEvents(server.output());
-        let at = 0;
-        for (const step of steps) {
-          const found = logged.findIndex((event, i) => i >= at && Object.entries(step).every(([key, value]) => event[key] === value));
-          expect(found, `${JSON.stringify(step)} after event ${at} in:\n${server.output()}`).toBeGreaterThanOrEqual(0);
-          at = found;
-        }
+        expectLoggedInOrder(server.output(), steps);
       });
     }
   }

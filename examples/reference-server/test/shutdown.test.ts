@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
+import { expectLoggedInOrder, logEvents } from './log-events.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -44,14 +45,6 @@ async function start(env: Record<string, string>): Promise<Running> {
     await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
   }
   return { child, url: /listening on (\S+)/.exec(output)![1]!, output: () => output, exited };
-}
-
-/** The server's structured log events (its JSON lines; the start-up banner's text lines are not events). */
-function logEvents(output: string): Record<string, unknown>[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 interface RawStream {
@@ -123,13 +116,7 @@ describe('graceful shutdown of the built server', () => {
       { msg: 'shutdown: store closed' },
       { msg: 'shutdown: done, exiting' },
     ];
-    const logged = logEvents(server.output());
-    let at = 0;
-    for (const step of steps) {
-      const found = logged.findIndex((event, i) => i >= at && Object.entries(step).every(([key, value]) => event[key] === value));
-      expect(found, `${JSON.stringify(step)} after event ${at} in:\n${server.output()}`).toBeGreaterThanOrEqual(0);
-      at = found;
-    }
+    expectLoggedInOrder(server.output(), steps);
   });
 
   it('SIGINT: a request still in flight is cut when TILECAST_SHUTDOWN_GRACE_MS is over, and the process still exits 0', async () => {
