@@ -8,17 +8,14 @@
  * The exit time is measured with the wall clock: the behaviour under test is a child
  * process's, which no fake clock reaches.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import type { DoubleAnswer } from '@tilecast/transport-apns/test-double';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
 import { storeSettings } from './store-settings.js';
 import { writeLightsSeed } from './fixtures.js';
 import { expectLoggedInOrder } from './log-events.js';
-
-const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+import { type RunningServer, startBuiltServer } from './built-server.js';
 
 /** Short, so that the test is quick; the bound is generous, so that a busy machine does not fail it. */
 const GRACE_MS = 1000;
@@ -27,34 +24,13 @@ const DEVICES = 6;
 
 const stores = storeSettings('shutdown');
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Running = RunningServer;
 
 const devices = Array.from({ length: DEVICES }, (_, i) => ({ id: `phone-${i}`, token: `dev_phone_${i}`, widgets: `${(i + 10).toString(16)}`.repeat(32) }));
 
 async function start(dir: string, env: Record<string, string>): Promise<Running> {
   const seed = await writeLightsSeed(dir, devices);
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TILECAST_SEED: seed, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  // The address, from the start-up line (a text line or a JSON log line alike).
-  const listening = /listening[^\n]*?(http:\/\/127\.0\.0\.1:\d+)/;
-  const deadline = Date.now() + 15_000;
-  while (!listening.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
-  }
-  return { child, url: listening.exec(output)![1]!, output: () => output, exited };
+  return startBuiltServer({ TILECAST_SEED: seed, LOG_LEVEL: 'info', ...env });
 }
 
 const send = (method: string, url: string, authorization: string, body: unknown) =>

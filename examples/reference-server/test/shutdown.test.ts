@@ -4,47 +4,25 @@
  * a complete response, refuses new connections, logs each step and exits 0; a request
  * still in flight is cut once TILECAST_SHUTDOWN_GRACE_MS is over.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { expectLoggedInOrder, logEvents } from './log-events.js';
+import { type RunningServer, startBuiltServer } from './built-server.js';
 
-const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Running = RunningServer;
 
 async function start(env: Record<string, string>): Promise<Running> {
   const dir = await mkdtemp(join(tmpdir(), 'tilecast-shutdown-'));
   const seed = join(dir, 'seed.json');
   await writeFile(seed, JSON.stringify({ accounts: [{ id: 'acme', token: 'tok_acme_1', devices: [{ id: 'acme-phone', token: 'dev_acme_phone' }] }] }));
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '', TILECAST_SEED: seed, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const deadline = Date.now() + 15_000;
-  while (!/listening on (\S+)/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    // The banner is on stderr, the log lines on stdout.
-    await Promise.race([once(child.stdout!, 'data'), once(child.stderr!, 'data'), exited]);
-  }
-  return { child, url: /listening on (\S+)/.exec(output)![1]!, output: () => output, exited };
+  return startBuiltServer({ DATABASE_URL: '', TILECAST_SEED: seed, ...env });
 }
 
 interface RawStream {
