@@ -5,6 +5,24 @@
  */
 export type * from './storage.js';
 export type * from './records.js';
+export {
+  WIDGET_PUSH_WINDOW_MS,
+  DEAD_LETTER_TTL_MS,
+  supersedingJob,
+  claimed,
+  isClaimable,
+  phaseFor,
+  type DeliveryPhase,
+  type DeliveryKind,
+  type DeliveryResource,
+  type DeliveryJob,
+  type DeliveryJobRef,
+  type DeliveryClaimTerms,
+  type DeadLetter,
+  type DeadLetterQuery,
+  type DeliveryJobQuery,
+  type DeliveryJobStats,
+} from './delivery-jobs.js';
 export type { PressTarget } from './press-target.js';
 export { writeRefusal } from './write-guard.js';
 export { isHoldable } from './holdable.js';

@@ -2,6 +2,7 @@
  * Plain records kept by a `Storage`. They are JSON-serialisable so that every
  * store (memory, PostgreSQL) can hold them as they are.
  */
+import type { DeliveryJob } from './delivery-jobs.js';
 
 export type Subscription = 'active' | 'none';
 export type ActivityStateName = 'IDLE' | 'ONGOING';
@@ -130,10 +131,12 @@ export interface CredentialValidity {
 export type WriteRefusal = 'credential_changed' | 'not_found' | 'template_mismatch';
 
 export type ActivityUpdateResult =
-  | { ok: true; activity: ActivityRecord; transition: ActivityTransition }
+  /** `job`: the delivery job the update left (null for transition `none`), in the same step (docs/contract/durable-delivery.md#durable-outbox). */
+  | { ok: true; activity: ActivityRecord; transition: ActivityTransition; job: DeliveryJob | null }
   | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
 
-export type WidgetContentResult = { ok: true; widget: WidgetRecord } | { ok: false; reason: WriteRefusal };
+/** `job`: the delivery job the update left, in the same step (docs/contract/durable-delivery.md#durable-outbox). */
+export type WidgetContentResult = { ok: true; widget: WidgetRecord; job: DeliveryJob } | { ok: false; reason: WriteRefusal };
 
 /** An event as kept in the account-scoped log (the envelope is opaque to storage). */
 export interface StoredEvent {
@@ -191,12 +194,6 @@ export type PressAdmissionResult =
   | { outcome: 'limited' }
   /** Key recorded, tokens taken, note written, event logged (with its position). */
   | { outcome: 'accepted'; event: StoredEvent };
-
-export type PushClaim =
-  /** Send now; the window runs until `windowEndsAt`. */
-  | { send: 'now'; windowEndsAt: number }
-  /** A window is running: the caller must make sure a trailing push goes out at `at`. */
-  | { send: 'later'; at: number; trailingScheduled: boolean };
 
 /**
  * What `Storage.createIfAbsent` may create: an account, an activity, a widget or a

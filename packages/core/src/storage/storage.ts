@@ -16,13 +16,22 @@ import type {
   PressNote,
   WidgetContentResult,
   WriteGuard,
-  PushClaim,
   StoredEvent,
   Subscription,
   WidgetDefinition,
   WidgetRecord,
 } from './records.js';
 import type { PressTarget } from './press-target.js';
+import type {
+  DeadLetter,
+  DeadLetterQuery,
+  DeliveryClaimTerms,
+  DeliveryJob,
+  DeliveryJobQuery,
+  DeliveryJobRef,
+  DeliveryJobStats,
+  DeliveryResource,
+} from './delivery-jobs.js';
 
 /**
  * Everything Tilecast keeps. One interface for the whole service, implemented by
@@ -73,7 +82,7 @@ export interface Storage
     EventStreamSlotStore,
     DeviceStreamSlotStore,
     PressStore,
-    PushThrottleStore,
+    DeliveryJobStore,
     WebhookStore,
     ApnsStore,
     HousekeepingStore {}
@@ -303,20 +312,53 @@ export interface PressStore {
   listRecentPressers(widgetKey: string, now: number): Promise<string[]>;
 }
 
-/** The widget push throttle (conformance concern `widgetThrottle`). */
-export interface PushThrottleStore {
+/**
+ * Delivery jobs and dead letters (docs/contract/durable-delivery.md; conformance concerns
+ * `deliveryJobs`, `deadLetters`). The rules every store applies are the pure functions of
+ * `delivery-jobs.ts` (`supersedingJob`, `claimed`, `isClaimable`); a store keeps the rows
+ * and makes each operation below one atomic step.
+ *
+ * Jobs are written by the content writes themselves, in the same atomic step
+ * (docs/contract/durable-delivery.md#durable-outbox): `applyActivityUpdate` with a
+ * transition other than `none`, and every `setWidgetContent`, leave the resource's job as
+ * `supersedingJob(unfinished job or null, ...)` with a fresh generation, and return it. A
+ * widget's job is due at the end of its throttle window (`windowUntil`, set when a job of
+ * the widget is claimed), so the throttle holds across instances
+ * (docs/contract/durable-delivery.md#durable-throttle-across-instances). Deleting the
+ * activity, widget or account deletes its job.
+ */
+export interface DeliveryJobStore {
   /**
-   * **ATOMIC.** Claims the right to push widget `key` at `now`. Outside a running window:
-   * `{send: 'now'}` and a window of `windowMs` starts. Inside one: `{send: 'later', at}`
-   * (the window's end) with `trailingScheduled: false` for exactly one caller per window,
-   * who must then call `claimTrailingPush` at `at`; `true` for everyone else.
+   * **ATOMIC.** Claims the job of `resource` if it still has `generation`, is claimable
+   * (`isClaimable`) and the result is `claimed(job, terms)`; for a widget the throttle
+   * window then runs until `terms.now + WIDGET_PUSH_WINDOW_MS`. Null otherwise. The
+   * instance that accepted an update claims its job this way at once.
    */
-  claimWidgetPush(key: string, window: PushWindow): Promise<PushClaim>;
+  claimDeliveryJob(resource: DeliveryResource, generation: number, terms: DeliveryClaimTerms): Promise<DeliveryJob | null>;
   /**
-   * **ATOMIC.** At the end of a window: true (exactly once per window that had a trailing
-   * push pending) and a new window of `windowMs` starts at `now`; false otherwise.
+   * **ATOMIC.** Claims up to `limit` claimable jobs, oldest `dueAt` first, each as
+   * `claimDeliveryJob` would; a job is never held by two claimants while its lease is valid
+   * (docs/contract/durable-delivery.md#durable-job-claiming).
    */
-  claimTrailingPush(key: string, window: PushWindow): Promise<boolean>;
+  claimDueDeliveryJobs(terms: DeliveryClaimTerms & { limit: number }): Promise<DeliveryJob[]>;
+  /**
+   * **ATOMIC.** Records that every device up to `cursor` is done and renews the lease until
+   * `now + leaseMs`, if `ref` still holds the job (same generation and instance, lease not
+   * lapsed); false otherwise, and the caller stops (superseded, or taken over).
+   */
+  recordDeliveryProgress(ref: DeliveryJobRef, progress: { cursor: string; now: number; leaseMs: number }): Promise<boolean>;
+  /** **ATOMIC.** The job is done: removed if `ref` still holds it; false (nothing changed) otherwise. */
+  completeDeliveryJob(ref: DeliveryJobRef): Promise<boolean>;
+  /** **ATOMIC.** Gives the lease up (graceful shutdown): the job stays, with its progress, claimable at once by anyone. */
+  releaseDeliveryJob(ref: DeliveryJobRef): Promise<void>;
+  /** Pending jobs (every job not done), oldest `createdAt` first. */
+  listDeliveryJobs(query: DeliveryJobQuery): Promise<DeliveryJob[]>;
+  /** How many jobs are pending and how old the oldest is. */
+  deliveryJobStats(): Promise<DeliveryJobStats>;
+  /** Keeps dead letters (docs/contract/durable-delivery.md#durable-dead-letters); `purgeExpired` drops them after `DEAD_LETTER_TTL_MS`. */
+  addDeadLetters(letters: readonly DeadLetter[]): Promise<void>;
+  /** Dead letters, newest `at` first. */
+  listDeadLetters(query: DeadLetterQuery): Promise<DeadLetter[]>;
 }
 
 /** Webhook maps, delivery claims and outcomes (conformance concern `webhooks`). */
@@ -393,7 +435,8 @@ export interface ApnsStore {
 /** Housekeeping and lifecycle (conformance concern `purge`). */
 export interface HousekeepingStore {
   /**
-   * Removes expired events, press keys, press notes, event- and device-stream slots and delivery claims, at most
+   * Removes expired events, press keys, press notes, event- and device-stream slots, delivery claims
+   * and dead letters older than `DEAD_LETTER_TTL_MS`, at most
    * `batch` rows of each kind; returns how many were removed in total. Also frees state
    * that is indistinguishable from absent state (full token buckets, ended throttle
    * windows), uncounted, so the store stays bounded.
@@ -437,13 +480,6 @@ export interface SlotRenewal {
   now: number;
   /** The slot then holds until `now + ttlMs`. */
   ttlMs: number;
-}
-
-/** The moment and window length of a push-throttle claim. */
-export interface PushWindow {
-  now: number;
-  /** Length of the window a claim starts. */
-  windowMs: number;
 }
 
 /** Who claims a webhook delivery, when, and until when the claim holds. */
