@@ -8,6 +8,7 @@
  */
 export { createTilecast } from './tilecast.js';
 export type { RequestHandler, Tilecast, TilecastOptions } from './tilecast.js';
+export type { DeliveryOptions } from './devices/fanout.js';
 export { deviceTokenAuthenticator } from './auth/device-authentication.js';
 export type { DeviceAuthenticator } from './auth/device-authentication.js';
 export type { SseTimings } from './sse/connection.js';
@@ -25,6 +26,8 @@ export type {
   PushObservation,
   RequestObservation,
   StoreErrorObservation,
+  DeliveryJobObservation,
+  DeadLetterObservation,
   StreamObservation,
   WebhookAttemptObservation,
   WebhookDeliveryObservation,

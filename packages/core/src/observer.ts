@@ -27,6 +27,10 @@ export interface Observer {
   press?(press: PressObservation): void;
   /** The store could not answer: a request got its `503`, or `/readyz` its `503 storage`. */
   storeError?(error: StoreErrorObservation): void;
+  /** This instance stopped working on a delivery job (docs/contract/durable-delivery.md). */
+  deliveryJobEnded?(job: DeliveryJobObservation): void;
+  /** A push failed for good and was kept as a dead letter (docs/contract/durable-delivery.md#durable-dead-letters). */
+  deadLettered?(letter: DeadLetterObservation): void;
 }
 
 export interface RequestObservation {
@@ -90,6 +94,26 @@ export interface StoreErrorObservation {
   kind: 'unavailable' | 'deadline';
 }
 
+export interface DeliveryJobObservation {
+  kind: 'activity' | 'widget';
+  /**
+   * `done` (every device handed over), `stopped` (a newer update superseded it, or its
+   * lease lapsed and another claimant took it over), `released` (shutdown gave it back),
+   * `failed` (the store failed; the job stays and is claimed again once its lease lapses).
+   */
+  outcome: 'done' | 'stopped' | 'released' | 'failed';
+  /** True when this instance had claimed it after another's lease lapsed. */
+  resumed: boolean;
+}
+
+export interface DeadLetterObservation {
+  /** The transport's name (`apns`...). */
+  transport: string;
+  kind: 'activity' | 'widget';
+  /** The transport's reason (a small fixed set per transport, e.g. APNs's `reason` values). */
+  reason: string;
+}
+
 /** Every method of an `Observer`. */
 const OBSERVER_METHODS = [
   'requestFinished',
@@ -100,6 +124,8 @@ const OBSERVER_METHODS = [
   'streamClosed',
   'press',
   'storeError',
+  'deliveryJobEnded',
+  'deadLettered',
 ] as const satisfies readonly (keyof Observer)[];
 
 type ObserverMethod = (value: never) => void;

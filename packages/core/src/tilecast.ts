@@ -2,7 +2,7 @@ import { PublisherCredentials } from './auth/publisher-credentials.js';
 import { deviceTokenAuthenticator, type DeviceAuthenticator } from './auth/device-authentication.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TilecastContext } from './context.js';
-import { combineTransports, createSseDeviceTransport } from './devices/sse-device-transport.js';
+import { createSseDeviceTransport } from './devices/sse-device-transport.js';
 import { isStorageUnavailable, isTilecastError } from './errors.js';
 import { describeError } from './sse/outage.js';
 import { createEventBus } from './events/event-bus.js';
@@ -20,7 +20,7 @@ import { safeObserver, storeErrorKind, UNMATCHED_ROUTE, type Observer, type Safe
 import { createManagementApi, type ManagementApi } from './management/management-api.js';
 import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
-import { createDeviceFanout } from './devices/fanout.js';
+import { createDeviceFanout, type DeliveryOptions } from './devices/fanout.js';
 import type { Storage } from './storage/storage.js';
 import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './sse/credential-watch.js';
 import type { SseTimings } from './sse/connection.js';
@@ -49,6 +49,11 @@ export interface TilecastOptions {
    * a rotated token, an ended subscription or a removed device ends its streams within 5 s.
    */
   credentialCheckMs?: number;
+  /**
+   * How delivery jobs are worked on (docs/contract/durable-delivery.md): lease, how often
+   * jobs nobody works on are looked for, how many at once. Defaults: 30 s, 2 s, 8.
+   */
+  delivery?: DeliveryOptions;
   /** How often expired rows are purged from the store. Default 30 s; 0 turns it off (the host purges). */
   purgeIntervalMs?: number;
   /** Time source; inject a fake clock in tests. */
@@ -144,12 +149,14 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const sseDeviceTransport = createSseDeviceTransport(observer);
   const hostTransport = options.transport;
   const observedHost = hostTransport && observer ? observedTransport(hostTransport, observer) : hostTransport;
-  const transport = combineTransports(observedHost ? [sseDeviceTransport, observedHost] : [sseDeviceTransport]);
   const devices = createDeviceFanout({
     storage,
-    transport,
+    deviceStream: sseDeviceTransport,
+    host: observedHost,
     clock,
     logger,
+    observer,
+    delivery: options.delivery,
     hasReceivers: () => hostTransport !== undefined || sseDeviceTransport.connectedDevices() > 0,
   });
   const bus = createEventBus(storage);
@@ -214,7 +221,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     },
     async close() {
       stopHousekeeping();
-      devices.close();
+      await devices.close();
       webhooks.close();
       bus.close();
       streamSlots.close();

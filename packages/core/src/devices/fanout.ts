@@ -1,145 +1,130 @@
 import type { Clock } from '../clock.js';
+import { collectDeadLetters } from '../delivery/dead-letter-sink.js';
+import { startJobPoller } from '../delivery/job-poller.js';
+import { JobRunner } from '../delivery/job-runner.js';
+import { sendPaced } from '../delivery/paced-send.js';
 import type { Logger } from '../logger.js';
+import type { SafeObserver } from '../observer.js';
+import type { DeliveryJob } from '../storage/delivery-jobs.js';
 import type { ActivityRecord, ActivityTransition, WidgetRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { widgetKey } from '../storage/widget-key.js';
-import type { ActivityPush, DeviceTransport } from '../transport/device-transport.js';
-import { activityPush, widgetPush } from '../transport/pushes.js';
+import type { DeviceTransport } from '../transport/device-transport.js';
+import { widgetPush } from '../transport/pushes.js';
+import { combineTransports } from './sse-device-transport.js';
 
-/** Widgets reach other devices at most once per widget in this window (docs/contract/device-api.md#widget-push-throttle). */
-export const WIDGET_PUSH_WINDOW_MS = 2_000;
+export { FANOUT_SLICE, FANOUT_WINDOW } from '../delivery/paced-send.js';
+export { WIDGET_PUSH_WINDOW_MS } from '../storage/delivery-jobs.js';
 
-/**
- * Devices handed to the transport per turn of the event loop. How a fan-out is paced, as a
- * whole: docs/decisions/0058-apns-pacing.md.
- */
-export const FANOUT_SLICE = 64;
+/** How delivery jobs are worked on (`TilecastOptions.delivery`; docs/contract/durable-delivery.md). */
+export interface DeliveryOptions {
+  /** This instance's name in leases; default a random id per instance. */
+  instanceId?: string;
+  /** How long a claim holds without renewal; default 30 s. */
+  leaseMs?: number;
+  /** How often jobs nobody works on are looked for; default 2 s, 0 never (tests). */
+  pollMs?: number;
+  /** Jobs worked on at once by this instance, at most; default 8. */
+  maxJobs?: number;
+}
 
-/**
- * Pushes of one fan-out handed to the transport and not yet settled, at most. How a
- * fan-out is paced, as a whole: docs/decisions/0058-apns-pacing.md.
- */
-export const FANOUT_WINDOW = 256;
-
-/** Runs `then` in the next turn of the event loop, after pending I/O (not a delay, so not the injected clock). */
-const nextTurn = (then: () => void): void => void (typeof setImmediate === 'function' ? setImmediate(then) : setTimeout(then, 0));
+export const DEFAULT_DELIVERY = { leaseMs: 30_000, pollMs: 2_000, maxJobs: 8 } as const;
 
 export interface DeviceFanout {
-  /** Pushes an activity's new state to every device of its account (no-op for `none`). */
-  activityChanged(activity: ActivityRecord, transition: ActivityTransition): void;
-  /** Pushes a widget's latest content, throttled per widget. */
-  widgetChanged(widget: WidgetRecord): void;
-  /** Resolves once every push and trailing push started so far has settled (tests, shutdown). */
+  /** Delivers an activity's new state: `job` is what its update left (null for `none`). */
+  activityChanged(activity: ActivityRecord, transition: ActivityTransition, job: DeliveryJob | null): void;
+  /** Delivers a widget's latest content, throttled per widget by its job's due time. */
+  widgetChanged(widget: WidgetRecord, job: DeliveryJob): void;
+  /** Resolves once every push, job and trailing push started so far has settled (tests, shutdown). */
   idle(): Promise<void>;
-  /** Cancels pending trailing pushes. */
-  close(): void;
+  /** Stops looking for jobs and gives the unfinished ones back (leases released, progress kept). */
+  close(): Promise<void>;
 }
 
 interface FanoutDeps {
   storage: Storage;
-  transport: DeviceTransport;
+  /** The reference deployment's device stream: never a dead letter (a device not connected gets a snapshot when it connects). */
+  deviceStream: DeviceTransport;
+  /** The host's transport (APNs...), whose failures for good become dead letters. */
+  host?: DeviceTransport;
   clock: Clock;
   logger: Logger;
+  observer?: SafeObserver;
+  delivery?: DeliveryOptions;
   /**
    * False while no push can reach anyone (no transport of the host's, no device connected
-   * to this instance's stream): then updates skip the fan-out. A device that connects
-   * later starts from a snapshot of the latest content, so nothing is missed.
+   * to this instance's stream): then jobs are done at once. A device that connects later
+   * starts from a snapshot of the latest content, so nothing is missed.
    */
   hasReceivers?: () => boolean;
 }
 
 /**
- * Sends accepted updates to devices in the background: the publisher's request never
- * waits for devices, and one failing device never fails the request nor the others.
+ * Sends accepted updates to devices in the background, from delivery jobs
+ * (docs/contract/durable-delivery.md): the instance that accepted an update claims its job
+ * at once, and every instance also claims the jobs nobody works on. The publisher's
+ * request never waits for devices, and one failing device never fails the request nor the
+ * others.
  */
-export function createDeviceFanout({ storage, transport, clock, logger, hasReceivers = () => true }: FanoutDeps): DeviceFanout {
+export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
+  const { storage, clock, logger, observer, hasReceivers = () => true } = deps;
+  const options = { ...DEFAULT_DELIVERY, ...deps.delivery };
+  const instanceId = deps.delivery?.instanceId ?? crypto.randomUUID();
+  const sink = deps.host === undefined ? undefined : collectDeadLetters(deps.host, { storage, clock, logger, observer });
+  const transport = combineTransports(sink === undefined ? [deps.deviceStream] : [deps.deviceStream, sink.transport]);
+  const runner = new JobRunner({
+    storage,
+    transport,
+    sink: sink ?? { transport, flush: async () => {}, stop: () => {} },
+    clock,
+    logger,
+    observer,
+    instanceId,
+    leaseMs: options.leaseMs,
+    hasReceivers,
+  });
   const inFlight = new Set<Promise<unknown>>();
   const timers = new Set<unknown>();
+  let closed = false;
 
   const track = (work: Promise<unknown>): void => {
-    const settled = work.catch((error: unknown) => logger.error('device push failed', { error: String(error) }));
+    const settled = work.catch((error: unknown) => logger.error('device delivery failed', { error: String(error) }));
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   };
+  const terms = () => ({ instanceId, now: clock.now(), leaseMs: options.leaseMs });
 
-  /**
-   * Hands every device to the transport, FANOUT_SLICE per turn of the event loop and at
-   * most FANOUT_WINDOW not yet settled (pacing: docs/decisions/0058-apns-pacing.md), and
-   * resolves once every push settled. Each pending
-   * push costs one promise reaction and its failure handler here (no array of promises, no
-   * wrapper promise per push); the window keeps the rest of a fan-out to ten thousand
-   * devices as indexes into its list rather than as waiting pushes, so that what stays live
-   * meanwhile, which every young-generation collection copies, stays small.
-   */
-  const sendEach = (deviceIds: readonly string[], send: (deviceId: string) => Promise<unknown>): Promise<void> =>
-    new Promise((resolve) => {
-      const total = deviceIds.length;
-      let next = 0;
-      let pending = 0;
-      let done = 0;
-      let scheduled = false;
-      const schedule = () => {
-        if (scheduled || next === total || pending >= FANOUT_WINDOW) return;
-        scheduled = true;
-        nextTurn(slice);
-      };
-      const settled = () => {
-        pending -= 1;
-        if (++done === total) resolve();
-        else schedule();
-      };
-      const failed = (deviceId: string) => () => {
-        logger.warn('push to a device failed', { deviceId });
-        settled();
-      };
-      const slice = () => {
-        scheduled = false;
-        const end = Math.min(total, next + FANOUT_SLICE, next + FANOUT_WINDOW - pending);
-        while (next < end) {
-          const deviceId = deviceIds[next++]!;
-          pending += 1;
-          let sent: Promise<unknown>;
-          try {
-            sent = send(deviceId);
-          } catch {
-            failed(deviceId)();
-            continue;
-          }
-          sent.then(settled, failed(deviceId));
-        }
-        schedule();
-      };
-      if (total === 0) resolve();
-      else slice();
-    });
-
-  const pushActivity = async (activity: ActivityRecord, phase: ActivityPush['phase']): Promise<void> => {
-    const deviceIds = await storage.listAccountDeviceIds(activity.accountId);
-    const push = activityPush(activity, phase);
-    await sendEach(deviceIds, (id) => transport.pushActivity(id, push));
+  /** Claims the job this instance wrote and runs it; null (someone else has it, or it was superseded) does nothing. */
+  const claimAndRun = async (job: DeliveryJob): Promise<void> => {
+    if (closed) return;
+    const claimed = await storage.claimDeliveryJob(job, job.generation, terms());
+    if (claimed !== null) await runner.run(claimed);
   };
 
-  const viewersOf = async (widget: WidgetRecord): Promise<string[]> => {
-    const [own, shared] = await Promise.all([storage.listAccountDeviceIds(widget.accountId), storage.listWidgetShares(widget.accountId, widget.slug)]);
-    return shared.length === 0 ? own : [...new Set([...own, ...shared])];
-  };
-
-  const pushWidget = async (widget: WidgetRecord, only?: string[]): Promise<void> => {
-    if (widget.updatedAt === null) return;
-    const viewers = await viewersOf(widget);
-    const targets = only === undefined ? viewers : viewers.filter((id) => only.includes(id));
-    const push = widgetPush(widget);
-    await sendEach(targets, (id) => transport.pushWidget(id, push));
+  /** At the job's due time (a widget's trailing push), this instance claims it if nobody has. */
+  const claimWhenDue = (job: DeliveryJob): void => {
+    const handle = clock.setTimeout(
+      () => {
+        timers.delete(handle);
+        track(claimAndRun(job));
+      },
+      Math.max(0, job.dueAt - clock.now()),
+    );
+    timers.add(handle);
   };
 
   /**
    * A phone that pressed a tile in the last 15 s gets this update at once, throttle or
-   * not, since it confirms its press; its note is used up so only the next update skips
-   * the throttle.
+   * not, since it confirms its press (docs/contract/device-api.md#press-confirm-unthrottled);
+   * its note is used up so only the next update skips the throttle. Not a job: the
+   * widget's job reaches it too, at the window's end.
    */
-  const confirmPressers = async (widget: WidgetRecord, key: string): Promise<void> => {
-    const pressers = await consumePressNotes(key);
-    if (pressers.length > 0) await pushWidget(widget, pressers);
+  const confirmPressers = async (widget: WidgetRecord): Promise<void> => {
+    const pressers = await consumePressNotes(widgetKey(widget.accountId, widget.slug));
+    if (pressers.length === 0 || widget.updatedAt === null || !hasReceivers()) return;
+    const push = widgetPush(widget);
+    await sendPaced(pressers, (id) => transport.pushWidget(id, push), logger);
+    await sink?.flush();
   };
 
   /** The phones with a pending press note on the widget; their notes are used up (set to expire now). */
@@ -150,46 +135,47 @@ export function createDeviceFanout({ storage, transport, clock, logger, hasRecei
     return pressers;
   };
 
-  /** At the window's end, whoever owns the trailing push sends the latest stored content. */
-  const trailingPush = async (accountId: string, slug: string, key: string): Promise<void> => {
-    if (!(await storage.claimTrailingPush(key, { now: clock.now(), windowMs: WIDGET_PUSH_WINDOW_MS }))) return;
-    const latest = await storage.getWidget(accountId, slug);
-    if (latest) await pushWidget(latest);
+  const widgetDelivery = async (widget: WidgetRecord, job: DeliveryJob): Promise<void> => {
+    if (job.dueAt <= clock.now()) {
+      // Everyone gets this update at once: pending confirmations are fulfilled by it.
+      await consumePressNotes(widgetKey(widget.accountId, widget.slug));
+      return claimAndRun(job);
+    }
+    await confirmPressers(widget);
+    if (!closed) claimWhenDue(job);
   };
 
-  const throttledWidgetPush = async (widget: WidgetRecord): Promise<void> => {
-    const key = widgetKey(widget.accountId, widget.slug);
-    const claim = await storage.claimWidgetPush(key, { now: clock.now(), windowMs: WIDGET_PUSH_WINDOW_MS });
-    if (claim.send === 'now') {
-      // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      await consumePressNotes(key);
-      return pushWidget(widget);
-    }
-    await confirmPressers(widget, key);
-    if (claim.trailingScheduled) return;
-    const handle = clock.setTimeout(
-      () => {
-        timers.delete(handle);
-        track(trailingPush(widget.accountId, widget.slug, key));
-      },
-      Math.max(0, claim.at - clock.now()),
-    );
-    timers.add(handle);
-  };
+  const stopPolling =
+    options.pollMs > 0
+      ? startJobPoller({
+          storage,
+          clock,
+          logger,
+          instanceId,
+          leaseMs: options.leaseMs,
+          pollMs: options.pollMs,
+          capacity: () => (closed ? 0 : options.maxJobs - runner.size),
+          run: (job) => track(runner.run(job)),
+        })
+      : () => {};
 
   return {
-    activityChanged(activity, transition) {
-      if (transition !== 'none' && hasReceivers()) track(pushActivity(activity, transition));
+    activityChanged(_activity, transition, job) {
+      if (transition !== 'none' && job !== null) track(claimAndRun(job));
     },
-    widgetChanged(widget) {
-      if (hasReceivers()) track(throttledWidgetPush(widget));
+    widgetChanged(widget, job) {
+      track(widgetDelivery(widget, job));
     },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
-    close() {
+    async close() {
+      closed = true;
+      stopPolling();
       for (const handle of timers) clock.clearTimeout(handle);
       timers.clear();
+      sink?.stop();
+      await runner.release();
     },
   };
 }

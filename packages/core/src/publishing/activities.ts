@@ -46,6 +46,6 @@ export async function updateActivity(
   });
   if (!result.ok) fail(refusalError(result.reason, 'activity'));
 
-  context.devices.activityChanged(result.activity, result.transition);
+  context.devices.activityChanged(result.activity, result.transition, result.job);
   return { state: result.activity.state, content: withIconV2(result.activity.content as Record<string, unknown>) };
 }

@@ -63,7 +63,7 @@ export async function updateWidget(
   });
   if (!result.ok) fail(refusalError(result.reason, 'widget'));
 
-  context.devices.widgetChanged(result.widget);
+  context.devices.widgetChanged(result.widget, result.job);
   return { content: result.widget.content, stale_after: result.widget.staleAfter };
 }
 

@@ -40,10 +40,22 @@ export interface WidgetPush {
 export type PushOutcome = 'delivered' | 'skipped' | 'superseded' | 'token_removed' | 'refused' | 'dropped';
 
 /**
- * What a push's promise resolves with: its outcome, or nothing, which counts as `delivered`.
+ * An outcome with the reason behind it, for the outcomes that become dead letters
+ * (`refused`, `dropped`: docs/contract/durable-delivery.md#durable-dead-letters), e.g.
+ * `{ outcome: 'refused', reason: 'BadTopic' }`.
+ */
+export interface PushReport {
+  outcome: PushOutcome;
+  /** A few words, no secrets or tokens: what the push service answered, or why it was given up. */
+  reason: string;
+}
+
+/**
+ * What a push's promise resolves with: its outcome, alone or as a report with its reason,
+ * or nothing, which counts as `delivered`.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: transports written before outcomes return Promise<void>, and must still fit
-export type PushResult = PushOutcome | void;
+export type PushResult = PushOutcome | PushReport | void;
 
 /** Every `PushOutcome`. */
 export const PUSH_OUTCOMES: readonly PushOutcome[] = ['delivered', 'skipped', 'superseded', 'token_removed', 'refused', 'dropped'];

@@ -1,5 +1,5 @@
 import type { SafeObserver } from '../observer.js';
-import { PUSH_OUTCOMES, type DeviceTransport, type PushOutcome } from './device-transport.js';
+import { PUSH_OUTCOMES, type DeviceTransport, type PushOutcome, type PushReport } from './device-transport.js';
 
 /** The name of a host transport that does not give one (`DeviceTransport.name`). */
 export const DEFAULT_TRANSPORT_NAME = 'host';
@@ -7,11 +7,20 @@ export const DEFAULT_TRANSPORT_NAME = 'host';
 const KNOWN_OUTCOMES: ReadonlySet<unknown> = new Set(PUSH_OUTCOMES);
 
 /**
- * The outcome a transport resolved with: one of `PushOutcome`, else `delivered` (a
- * transport that tells nothing, as every transport did before outcomes existed).
+ * The outcome a transport resolved with: one of `PushOutcome`, alone or in a `PushReport`,
+ * else `delivered` (a transport that tells nothing, as every transport did before outcomes
+ * existed).
  */
 export function outcomeOf(resolved: unknown): PushOutcome {
-  return KNOWN_OUTCOMES.has(resolved) ? (resolved as PushOutcome) : 'delivered';
+  if (KNOWN_OUTCOMES.has(resolved)) return resolved as PushOutcome;
+  if (typeof resolved === 'object' && resolved !== null && KNOWN_OUTCOMES.has((resolved as PushReport).outcome)) return (resolved as PushReport).outcome;
+  return 'delivered';
+}
+
+/** The reason a transport gave with its outcome, or the outcome's name when it gave none. */
+export function reasonOf(resolved: unknown): string {
+  const reason = typeof resolved === 'object' && resolved !== null ? (resolved as PushReport).reason : undefined;
+  return typeof reason === 'string' && reason !== '' ? reason : outcomeOf(resolved);
 }
 
 /** The host's transport, with each push's outcome, as the transport told it, told to `observer` under the transport's name. */

@@ -1,0 +1,184 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { DeliveryJobObservation, SafeObserver } from '../observer.js';
+import { type DeliveryJob, type DeliveryJobRef, type DeliveryPhase, phaseFor } from '../storage/delivery-jobs.js';
+import type { ActivityRecord, WidgetRecord } from '../storage/records.js';
+import type { Storage } from '../storage/storage.js';
+import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
+import { activityPush, widgetPush } from '../transport/pushes.js';
+import { after, audienceOf } from './audience.js';
+import type { DeadLetterSink } from './dead-letter-sink.js';
+import { sendPaced } from './paced-send.js';
+
+/**
+ * Devices per recorded step of a job's progress: a job resumed after a crash sends at most
+ * this many devices a second time (docs/contract/durable-delivery.md#durable-job-resume).
+ */
+export const DELIVERY_BATCH = 500;
+
+export interface JobRunnerDeps {
+  storage: Storage;
+  /** Every transport, the host's wrapped by `sink`. */
+  transport: DeviceTransport;
+  sink: DeadLetterSink;
+  clock: Clock;
+  logger: Logger;
+  observer?: SafeObserver;
+  instanceId: string;
+  leaseMs: number;
+  batchSize?: number;
+  /** False while no push can reach anyone: a job is then done at once (a device that connects later gets a snapshot). */
+  hasReceivers: () => boolean;
+}
+
+type Stop = 'stopped' | 'released';
+
+interface Run {
+  readonly ref: DeliveryJobRef;
+  readonly resumed: boolean;
+  stop: Stop | null;
+  /** The last device id recorded as done. */
+  cursor: string;
+  readonly done: Promise<void>;
+}
+
+/**
+ * Works through claimed delivery jobs: reads the resource's latest state, hands its devices
+ * to the transports in batches, records each batch as progress (which renews the lease),
+ * and marks the job done. A newer generation of the same resource stops an older run here
+ * at once; one elsewhere learns it at its next progress record.
+ */
+export class JobRunner {
+  private readonly running = new Map<string, Run>();
+  private readonly batchSize: number;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.batchSize = deps.batchSize ?? DELIVERY_BATCH;
+  }
+
+  /** Runs `job`, which this instance has just claimed; resolves when the run ends (never rejects). */
+  run(job: DeliveryJob): Promise<void> {
+    const key = `${job.kind}\n${job.accountId}\n${job.slug}`;
+    const current = this.running.get(key);
+    if (current !== undefined) {
+      if (current.ref.generation >= job.generation) return current.done;
+      current.stop = 'stopped';
+    }
+    const ref: DeliveryJobRef = { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
+    const run: { -readonly [K in keyof Run]: Run[K] } = { ref, resumed: job.resumed > 0, stop: null, cursor: job.cursor, done: Promise.resolve() };
+    run.done = this.work(job, run).finally(() => {
+      if (this.running.get(key) === run) this.running.delete(key);
+    });
+    this.running.set(key, run);
+    return run.done;
+  }
+
+  /** Jobs being worked on here. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Graceful shutdown: every run stops handing devices over, and its job is given back at
+   * once with its recorded progress (docs/contract/durable-delivery.md#durable-job-resume),
+   * without waiting for the pushes in flight: another instance can claim it meanwhile.
+   */
+  async release(): Promise<void> {
+    const runs = [...this.running.values()].filter((run) => run.stop === null);
+    for (const run of runs) run.stop = 'released';
+    await Promise.all(
+      runs.map((run) =>
+        this.deps.storage.releaseDeliveryJob(run.ref).catch((error: unknown) => {
+          this.deps.logger.warn('delivery job not released; it is resumed when its lease lapses', { error: String(error) });
+        }),
+      ),
+    );
+  }
+
+  private async work(job: DeliveryJob, run: Run): Promise<void> {
+    const { storage, logger, observer } = this.deps;
+    const renewal = this.renewLease(run);
+    let outcome: DeliveryJobObservation['outcome'] = 'done';
+    try {
+      if (this.deps.hasReceivers()) await this.sendAll(job, run);
+      outcome = run.stop ?? 'done';
+      // A released job was given back by `release`; a stopped one belongs to someone else now.
+      if (outcome === 'done') await storage.completeDeliveryJob(run.ref);
+    } catch (error) {
+      outcome = 'failed';
+      logger.error('delivery job failed; it is resumed when its lease lapses', { kind: job.kind, accountId: job.accountId, slug: job.slug, error: String(error) });
+    } finally {
+      renewal.stop();
+      await this.deps.sink.flush();
+      observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: run.resumed });
+    }
+  }
+
+  /** Every device after the job's cursor, batch by batch, each batch recorded. */
+  private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
+    const { storage, clock, leaseMs } = this.deps;
+    const send = await this.senderFor(job);
+    if (send === null) return;
+    const devices = after(await audienceOf(storage, job), job.cursor);
+    for (let start = 0; start < devices.length && run.stop === null; start += this.batchSize) {
+      const batch = devices.slice(start, start + this.batchSize);
+      await sendPaced(batch, send, this.deps.logger, () => run.stop !== null);
+      await this.deps.sink.flush();
+      if (run.stop !== null) return;
+      const cursor = batch[batch.length - 1]!;
+      if (!(await storage.recordDeliveryProgress(run.ref, { cursor, now: clock.now(), leaseMs }))) run.stop ??= 'stopped';
+      else run.cursor = cursor;
+    }
+  }
+
+  /** How one device is sent the resource's latest state; null when there is nothing to send (deleted, never published). */
+  private async senderFor(job: DeliveryJob): Promise<((deviceId: string) => Promise<unknown>) | null> {
+    const { storage, transport } = this.deps;
+    if (job.kind === 'widget') {
+      const widget = await storage.getWidget(job.accountId, job.slug);
+      if (widget === null || widget.updatedAt === null) return null;
+      const push: WidgetPush = widgetPush(widget as WidgetRecord);
+      return (deviceId) => transport.pushWidget(deviceId, push);
+    }
+    const activity = await storage.getActivity(job.accountId, job.slug);
+    if (activity === null || activity.updatedAt === null) return null;
+    // One push object per phase, shared by every device of the job.
+    const pushes = new Map<DeliveryPhase, ActivityPush>();
+    const pushFor = (phase: DeliveryPhase): ActivityPush => {
+      let push = pushes.get(phase);
+      if (push === undefined) pushes.set(phase, (push = activityPush(activity as ActivityRecord, phase as ActivityPush['phase'])));
+      return push;
+    };
+    return (deviceId) => transport.pushActivity(deviceId, pushFor(phaseFor(job, deviceId)));
+  }
+
+  /** Renews the lease a third of the way through it, as long as the run lasts: a long batch (a slow push service) keeps its job. */
+  private renewLease(run: Run): { stop(): void } {
+    const { storage, clock, leaseMs, logger } = this.deps;
+    let handle: unknown;
+    let stopped = false;
+    const renew = () => {
+      if (stopped || run.stop !== null) return;
+      storage.recordDeliveryProgress(run.ref, { cursor: run.cursor, now: clock.now(), leaseMs }).then(
+        (held) => {
+          if (!held) run.stop ??= 'stopped';
+          else schedule();
+        },
+        (error: unknown) => {
+          logger.warn('delivery job lease not renewed', { error: String(error) });
+          schedule();
+        },
+      );
+    };
+    const schedule = () => {
+      if (!stopped) handle = clock.setTimeout(renew, Math.max(1, Math.floor(leaseMs / 3)));
+    };
+    schedule();
+    return {
+      stop() {
+        stopped = true;
+        clock.clearTimeout(handle);
+      },
+    };
+  }
+}
