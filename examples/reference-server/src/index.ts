@@ -32,6 +32,7 @@ export interface ReferenceServer {
   /**
    * The graceful stop of SIGTERM and SIGINT, each step logged: `/readyz` turns `503` and
    * the server stops accepting; open event and device streams end with a last `retry:`;
+   * with PostgreSQL, unfinished delivery jobs are handed back for another instance;
    * requests in flight, device pushes and webhook deliveries get `shutdownGraceMs` to
    * finish; then what is left is cut, the APNs transport (pushes not yet sent are dropped
    * and counted), Tilecast and the store are closed.
@@ -116,6 +117,14 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       // A connection whose stream or request just ended stays open for keep-alive until its
       // client or the keep-alive timeout closes it: closed as soon as it is idle instead.
       const sweep = setInterval(() => server.server.closeIdleConnections(), IDLE_SWEEP_MS);
+      // With PostgreSQL, unfinished delivery jobs go back to the store at once for another
+      // instance to resume (docs/contract/durable-delivery.md#durable-handback); requests
+      // still in flight write theirs there too. The memory store has nobody else: its jobs
+      // are finished within the grace period, as before.
+      if (config.databaseUrl !== null) {
+        const released = await tilecast.handBackDeliveries();
+        logger.info('shutdown: delivery jobs handed back', { jobs: released });
+      }
       const drained = Promise.all([connectionsClosed, tilecast.idle()]).then(() => 'drained' as const);
       const outcome = await Promise.race([drained, graceOver]);
       clearTimeout(timer);

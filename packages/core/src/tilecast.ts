@@ -117,6 +117,14 @@ export interface Tilecast extends RequestHandler {
    * give `idle()` a bounded time, and `close()`. Answers how many streams it ended.
    */
   drain(): { streamsEnded: number };
+  /**
+   * Part of a shutdown with a shared store: stops taking delivery jobs and gives the
+   * unfinished ones back at once, leases released and progress kept, for another instance
+   * to resume (docs/contract/durable-delivery.md#durable-handback) instead of waiting them
+   * out. Answers how many jobs it gave back. With a store only this process sees (memory),
+   * let `idle()` finish them instead: nobody else would.
+   */
+  handBackDeliveries(): Promise<number>;
   /** True once `drain()` was called. */
   readonly draining: boolean;
   /** What the mobile app does: accounts, tokens, activities, widgets, devices, shares. */
@@ -210,6 +218,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     device: createHandler(context, deviceRoutes, observation(devicePath.replace(/\/+$/, ''))),
     health: createHandler(context, healthRoutes, observation('')),
     drain: () => ({ streamsEnded: sseConnections.drain() }),
+    handBackDeliveries: () => devices.handBack(),
     get draining() {
       return sseConnections.draining;
     },

@@ -83,7 +83,7 @@ export class JobRunner {
    * once with its recorded progress (docs/contract/durable-delivery.md#durable-job-resume),
    * without waiting for the pushes in flight: another instance can claim it meanwhile.
    */
-  async release(): Promise<void> {
+  async release(): Promise<number> {
     const runs = [...this.running.values()].filter((run) => run.stop === null);
     for (const run of runs) run.stop = 'released';
     await Promise.all(
@@ -93,6 +93,7 @@ export class JobRunner {
         }),
       ),
     );
+    return runs.length;
   }
 
   private async work(job: DeliveryJob, run: Run): Promise<void> {

@@ -37,7 +37,12 @@ export interface DeviceFanout {
   widgetChanged(widget: WidgetRecord, job: DeliveryJob): void;
   /** Resolves once every push, job and trailing push started so far has settled (tests, shutdown). */
   idle(): Promise<void>;
-  /** Stops looking for jobs and gives the unfinished ones back (leases released, progress kept). */
+  /**
+   * Stops taking jobs and gives the unfinished ones back (leases released, progress kept),
+   * without waiting for the pushes in flight: another instance resumes them. Returns how many.
+   */
+  handBack(): Promise<number>;
+  /** As `handBack`, for good. */
   close(): Promise<void>;
 }
 
@@ -159,6 +164,15 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
         })
       : () => {};
 
+  const handBack = async (): Promise<number> => {
+    closed = true;
+    stopPolling();
+    for (const handle of timers) clock.clearTimeout(handle);
+    timers.clear();
+    sink?.stop();
+    return runner.release();
+  };
+
   return {
     activityChanged(_activity, transition, job) {
       if (transition !== 'none' && job !== null) track(claimAndRun(job));
@@ -169,13 +183,9 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
+    handBack,
     async close() {
-      closed = true;
-      stopPolling();
-      for (const handle of timers) clock.clearTimeout(handle);
-      timers.clear();
-      sink?.stop();
-      await runner.release();
+      await handBack();
     },
   };
 }
