@@ -50,7 +50,10 @@ export function collectDeadLetters(
     sent.then(
       (result) => {
         const outcome = outcomeOf(result);
-        if (outcome === 'refused' || outcome === 'dropped') note(kind, deviceId, push, `${outcome}: ${reasonOf(result)}`);
+        if (outcome === 'refused' || outcome === 'dropped') {
+          const reason = reasonOf(result);
+          note(kind, deviceId, push, reason === outcome ? outcome : `${outcome}: ${reason}`);
+        }
         return result;
       },
       (error: unknown) => {
