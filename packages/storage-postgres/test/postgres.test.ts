@@ -119,7 +119,9 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(rows).toEqual([{ present: false }]);
       const result = await store.setWidgetContent('acme', 'lights', { content: { on: true }, staleAfter: undefined, now: T0 });
       expect(result.ok && result.job).toMatchObject({ kind: 'widget', slug: 'lights', dueAt: T0, phase: 'changed' });
-      await store.addDeadLetters([{ accountId: 'acme', kind: 'widget', slug: 'lights', deviceId: 'phone', transport: 'apns', reason: 'refused: BadTopic', at: T0 }]);
+      await store.addDeadLetters([
+        { accountId: 'acme', kind: 'widget', slug: 'lights', deviceId: 'phone', transport: 'apns', reason: 'refused: BadTopic', at: T0 },
+      ]);
       expect(await store.listDeadLetters({ limit: 10 })).toHaveLength(1);
     });
 
