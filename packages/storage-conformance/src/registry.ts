@@ -5,6 +5,8 @@ import { apnsRegistrationTests } from './concerns/apns-registrations.js';
 import { copyTests } from './concerns/copies.js';
 import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
+import { deadLetterTests } from './concerns/dead-letters.js';
+import { deliveryJobTests } from './concerns/delivery-jobs.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
 import { listingTests } from './concerns/listings.js';
@@ -17,7 +19,6 @@ import { deviceStreamSlotTests, eventStreamSlotTests } from './concerns/stream-s
 import { tokenBucketTests } from './concerns/token-buckets.js';
 import { unholdableValueTests } from './concerns/unholdable-values.js';
 import { webhookTests } from './concerns/webhooks.js';
-import { widgetThrottleTests } from './concerns/widget-throttle.js';
 import { widgetTests } from './concerns/widgets.js';
 import { writeGuardTests } from './concerns/write-guards.js';
 import type { GetHandles } from './harness.js';
@@ -38,7 +39,8 @@ export const storageConcerns = {
   pressTargets: { title: 'press targets', define: pressTargetTests },
   pressDedup: { title: 'press de-duplication', define: pressDedupTests },
   pressNotes: { title: 'recent-press notes', define: pressNoteTests },
-  widgetThrottle: { title: 'widget push throttle', define: widgetThrottleTests },
+  deliveryJobs: { title: 'delivery jobs', define: deliveryJobTests },
+  deadLetters: { title: 'dead letters', define: deadLetterTests },
   webhooks: { title: 'webhook maps, claims and outcomes', define: webhookTests },
   purge: { title: 'purgeExpired', define: purgeTests },
   copies: { title: 'records are copies', define: copyTests },

@@ -29,6 +29,7 @@ export function accountMethods(state: MemoryState): AccountStore {
       }
       // Children go even when the account row is missing, so nothing can be orphaned.
       state.activities.delete(accountId);
+      state.jobs.delete(accountId); // the activities' jobs; the widgets' go with them below
       for (const slug of [...(state.widgets.get(accountId)?.keys() ?? [])]) removeWidget(state, accountId, slug);
       for (const deviceId of [...(state.devicesByAccount.get(accountId) ?? [])]) removeDevice(state, deviceId);
       state.events.delete(accountId);

@@ -1,4 +1,5 @@
 import { forgetActivityPushTokens } from './apns.js';
+import { removeJob, writeJob } from './delivery-jobs.js';
 import { isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
@@ -34,6 +35,7 @@ export function activityMethods(state: MemoryState): ActivityStore {
       if (!activities?.delete(slug)) return false;
       if (activities.size === 0) state.activities.delete(accountId);
       forgetActivityPushTokens(state, accountId, slug);
+      removeJob(state, accountId, 'activity', slug);
       return true;
     },
 
@@ -49,7 +51,8 @@ export function activityMethods(state: MemoryState): ActivityStore {
     },
 
     // ATOMIC: everything below runs synchronously, with no await between the quota
-    // count and the state change.
+    // count and the state change, and the job is written in that same step
+    // (docs/contract/durable-delivery.md#durable-outbox).
     async applyActivityUpdate(accountId, slug, update) {
       const activities = state.activities.get(accountId);
       const activity = activities?.get(slug);
@@ -73,7 +76,9 @@ export function activityMethods(state: MemoryState): ActivityStore {
       activity.live = update.state === 'ONGOING';
       activity.content = update.content; // handed over by the caller (Storage rules)
       activity.updatedAt = isoTime(update.now);
-      return { ok: true, activity: { ...activity }, transition };
+      // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
+      const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now);
+      return { ok: true, activity: { ...activity }, transition, job };
     },
   };
 }

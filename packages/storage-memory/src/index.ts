@@ -4,13 +4,13 @@ import { activityMethods } from './activities.js';
 import { apnsMethods } from './apns.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
+import { deliveryJobMethods } from './delivery-jobs.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
 import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
 import { createState, type MemoryState } from './state.js';
-import { throttleMethods } from './throttle.js';
 import { webhookMethods } from './webhooks.js';
 import { widgetMethods } from './widgets.js';
 
@@ -26,8 +26,10 @@ export interface MemoryStorageStats {
   deviceStreamSlots: number;
   buckets: number;
   pressKeys: number;
-  throttleWindows: number;
   deliveryClaims: number;
+  /** Pending delivery jobs (held in this process only: not durable across a crash). */
+  deliveryJobs: number;
+  deadLetters: number;
   /** Devices with an APNs registration. */
   apnsRegistrations: number;
   /** Live Activity update tokens, over every device. */
@@ -57,8 +59,9 @@ function stats(state: MemoryState): MemoryStorageStats {
     deviceStreamSlots: sum([...state.deviceStreamSlots.values()].map((slots) => slots.size)),
     buckets: state.buckets.size,
     pressKeys: state.presses.size,
-    throttleWindows: state.throttle.size,
     deliveryClaims: state.claims.size,
+    deliveryJobs: sum([...state.jobs.values()].map((jobs) => jobs.size)),
+    deadLetters: state.deadLetters.size,
     apnsRegistrations: state.apns.size,
     activityPushTokens: sum([...state.activityPushTokens.values()].map((tokens) => tokens.size)),
   };
@@ -88,7 +91,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...eventStreamSlotMethods(state),
     ...deviceStreamSlotMethods(state),
     ...pressMethods(state),
-    ...throttleMethods(state),
+    ...deliveryJobMethods(state),
     ...webhookMethods(state),
     ...apnsMethods(state),
     async purgeExpired({ now, batch }) {

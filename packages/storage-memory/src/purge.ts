@@ -1,19 +1,14 @@
+import { DEAD_LETTER_TTL_MS } from '@tilecast/core/storage';
 import { purgeEvents } from './events.js';
 import { purgeStreamSlots } from './stream-slots.js';
 import { bucketIsFull } from './presses.js';
 import { newExpiryOrder, type ExpiryOrder, type MemoryState } from './state.js';
 
 /**
- * A window whose trailing push was never claimed (its instance went away) is dropped this
- * long after it ended; a live instance claims it at the window's end.
- */
-export const ABANDONED_TRAILING_MS = 5 * 60_000;
-
-/**
  * Deletes at most `batch` entries of `map` for which `expired` holds; returns how many.
  * A map known to be in expiry order is read only up to its first live entry.
  */
-function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => boolean, order?: ExpiryOrder): number {
+function purgeMap<K, V>(map: Map<K, V>, batch: number, expired: (value: V) => boolean, order?: ExpiryOrder): number {
   let removed = 0;
   for (const [key, value] of map) {
     if (removed >= batch) break;
@@ -29,9 +24,11 @@ function purgeMap<V>(map: Map<string, V>, batch: number, expired: (value: V) => 
 }
 
 /**
- * `purgeExpired`: removes expired events, press keys, event- and device-stream slots and delivery
- * claims (counted, as every store counts them), then frees state that is indistinguishable from absent
- * state (full token buckets, ended throttle windows; not counted), so memory stays bounded.
+ * `purgeExpired`: removes expired events, press keys, event- and device-stream slots, delivery
+ * claims and dead letters older than `DEAD_LETTER_TTL_MS` (counted, as every store counts them),
+ * then frees token buckets that are full again, indistinguishable from absent ones (not
+ * counted), so memory stays bounded. Throttle windows need no purge: they live in their
+ * widget's entry.
  */
 export function purgeExpired(state: MemoryState, now: number, batch: number): number {
   const removed =
@@ -40,9 +37,9 @@ export function purgeExpired(state: MemoryState, now: number, batch: number): nu
     purgePressNotes(state, now, batch) +
     purgeStreamSlots(state.eventStreamSlots, now, batch) +
     purgeStreamSlots(state.deviceStreamSlots, now, batch) +
-    purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now, state.claimOrder);
+    purgeMap(state.claims, batch, (claim) => claim.expiresAt <= now, state.claimOrder) +
+    purgeMap(state.deadLetters, batch, (letter) => letter.at + DEAD_LETTER_TTL_MS <= now, state.deadLetterOrder);
   purgeMap(state.buckets, batch, (bucket) => bucketIsFull(bucket, now));
-  purgeMap(state.throttle, batch, (window) => window.endsAt + (window.trailingPending ? ABANDONED_TRAILING_MS : 0) <= now);
   return removed;
 }
 

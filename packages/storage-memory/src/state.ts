@@ -2,6 +2,8 @@ import {
   writeRefusal,
   type AccountRecord,
   type ApnsRegistration,
+  type DeadLetter,
+  type DeliveryJob,
   type ActivityRecord,
   type DeviceRecord,
   type StoredEvent,
@@ -17,6 +19,11 @@ export interface WidgetEntry {
   shares: Set<string>;
   webhookMap: Record<string, unknown>;
   outcomes: Map<string, { lastSuccessAt: string | null; lastFailureAt: string | null }>;
+  /**
+   * When the widget's push throttle window ends (epoch ms; 0: none yet), set when a job of
+   * the widget is claimed. It lives and dies with the widget, like everything else here.
+   */
+  windowUntil: number;
 }
 
 export interface EventLog {
@@ -32,13 +39,6 @@ export interface Bucket {
   refilledAt: number;
   capacity: number;
   refillMs: number;
-}
-
-export interface ThrottleWindow {
-  endsAt: number;
-  windowMs: number;
-  /** A caller got `trailingScheduled: false` and has not claimed the trailing push yet. */
-  trailingPending: boolean;
 }
 
 /**
@@ -69,7 +69,15 @@ export interface MemoryState {
   presses: Map<string, { eventId: string; expiresAt: number }>;
   /** Press notes: widgetKey → deviceId → until. */
   pressNotes: Map<string, Map<string, number>>;
-  throttle: Map<string, ThrottleWindow>;
+  /** accountId → `jobKey(kind, slug)` → the resource's pending delivery job (one at most). */
+  jobs: Map<string, Map<string, DeliveryJob>>;
+  /** The last job generation handed out: one counter for every job, never lowered. */
+  lastGeneration: number;
+  /** Dead letters by a number rising in the order they were added. */
+  deadLetters: Map<number, DeadLetter>;
+  /** The number of the last dead letter added. */
+  lastDeadLetter: number;
+  deadLetterOrder: ExpiryOrder;
   /** `claimKey(eventId, entryKey)` → claim. */
   claims: Map<string, { instanceId: string; expiresAt: number }>;
   pressOrder: ExpiryOrder;
@@ -116,7 +124,11 @@ export function createState(): MemoryState {
     buckets: new Map(),
     presses: new Map(),
     pressNotes: new Map(),
-    throttle: new Map(),
+    jobs: new Map(),
+    lastGeneration: 0,
+    deadLetters: new Map(),
+    lastDeadLetter: 0,
+    deadLetterOrder: newExpiryOrder(),
     claims: new Map(),
     pressOrder: newExpiryOrder(),
     claimOrder: newExpiryOrder(),

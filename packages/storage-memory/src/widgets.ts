@@ -1,11 +1,12 @@
 import { actionKindIn, isoTime, type WidgetStore } from '@tilecast/core/storage';
+import { removeJob, writeJob } from './delivery-jobs.js';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
   return state.widgets.get(accountId)?.get(slug);
 }
 
-/** Removes a widget with its shares, webhook map and delivery outcomes. */
+/** Removes a widget with its shares, webhook map, delivery outcomes, throttle window and job. */
 export function removeWidget(state: MemoryState, accountId: string, slug: string): boolean {
   const widgets = state.widgets.get(accountId);
   const entry = widgets?.get(slug);
@@ -18,6 +19,7 @@ export function removeWidget(state: MemoryState, accountId: string, slug: string
   }
   widgets.delete(slug);
   if (widgets.size === 0) state.widgets.delete(accountId);
+  removeJob(state, accountId, 'widget', slug);
   return true;
 }
 
@@ -37,7 +39,7 @@ export function widgetMethods(state: MemoryState): WidgetStore {
         updatedAt: keep ? existing.record.updatedAt : null,
       };
       if (existing) existing.record = record;
-      else widgets.set(definition.slug, { record, shares: new Set(), webhookMap: {}, outcomes: new Map() });
+      else widgets.set(definition.slug, { record, shares: new Set(), webhookMap: {}, outcomes: new Map(), windowUntil: 0 });
     },
 
     async deleteWidget(accountId, slug) {
@@ -64,7 +66,8 @@ export function widgetMethods(state: MemoryState): WidgetStore {
       });
     },
 
-    // ATOMIC: the guard is checked and the content written with no await in between.
+    // ATOMIC: the guard is checked, the content and the job written with no await in between
+    // (docs/contract/durable-delivery.md#durable-outbox).
     async setWidgetContent(accountId, slug, update) {
       const entry = findWidget(state, accountId, slug);
       const refusal = guardRefusal(state, accountId, entry?.record.template, update.guard);
@@ -72,7 +75,8 @@ export function widgetMethods(state: MemoryState): WidgetStore {
       entry.record.content = update.content; // handed over by the caller (Storage rules)
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
-      return { ok: true, widget: { ...entry.record } };
+      const job = writeJob(state, { accountId, kind: 'widget', slug }, 'changed', update.now);
+      return { ok: true, widget: { ...entry.record }, job };
     },
 
     async shareWidget(accountId, slug, deviceId) {

@@ -1,3 +1,4 @@
+import { DEAD_LETTER_TTL_MS } from '@tilecast/core/storage';
 import { createMemoryStorage, type MemoryStorageStats } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 
@@ -15,8 +16,9 @@ const empty: MemoryStorageStats = {
   deviceStreamSlots: 0,
   buckets: 0,
   pressKeys: 0,
-  throttleWindows: 0,
   deliveryClaims: 0,
+  deliveryJobs: 0,
+  deadLetters: 0,
   apnsRegistrations: 0,
   activityPushTokens: 0,
 };
@@ -40,6 +42,8 @@ describe('memory storage', () => {
     await storage.applyActivityUpdate('acme', 'build', { state: 'ONGOING', content: {}, now: T0 });
     await storage.putWidget({ accountId: 'acme', slug: 'panel', template: 'switchboard', staleAfter: null, privacy: 'visible' });
     await storage.putWidget({ accountId: 'other', slug: 'panel', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    await storage.setWidgetContent('acme', 'panel', { content: {}, staleAfter: undefined, now: T0 });
+    await storage.setWidgetContent('other', 'panel', { content: {}, staleAfter: undefined, now: T0 });
     await storage.upsertDevice({ id: 'acme-phone', accountId: 'acme', tokenHash: hash(3) });
     await storage.upsertDevice({ id: 'other-phone', accountId: 'other', tokenHash: hash(4) });
     await storage.shareWidget('other', 'panel', 'acme-phone');
@@ -48,14 +52,16 @@ describe('memory storage', () => {
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
     await storage.acquireDeviceStreamSlot('acme-phone', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
 
+    expect(storage.stats().deliveryJobs).toBe(3);
+
     await storage.deleteAccount('acme');
 
-    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1 });
+    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1, deliveryJobs: 1 });
     await storage.deleteAccount('other');
     expect(storage.stats()).toEqual(empty);
   });
 
-  it('purgeExpired frees expired rows, full token buckets and ended throttle windows', async () => {
+  it('purgeExpired frees expired rows, dead letters after their 7 days and full token buckets', async () => {
     const storage = createMemoryStorage();
     await storage.appendEvent('acme', event(T0 + 10));
     // An admitted press: its key (expiring at T0 + 10), two buckets, a long-lived note and event.
@@ -66,9 +72,11 @@ describe('memory storage', () => {
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 10 });
     await storage.acquireDeviceStreamSlot('phone', 'lease', { max: 4, now: T0, ttlMs: 10 });
     await storage.claimWebhookDelivery('e1', '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 10 });
-    await storage.claimWidgetPush('acme/quiet', { now: T0, windowMs: 10 }); // window ends at T0 + 10, nothing pending
-    await storage.claimWidgetPush('acme/busy', { now: T0, windowMs: 10 });
-    await storage.claimWidgetPush('acme/busy', { now: T0 + 1, windowMs: 10 }); // a trailing push is pending
+    const letter = { accountId: 'acme', kind: 'widget', slug: 'panel', deviceId: 'phone', transport: 'apns', reason: 'refused: BadTopic' } as const;
+    await storage.addDeadLetters([
+      { ...letter, at: T0 + 10 - DEAD_LETTER_TTL_MS },
+      { ...letter, at: T0 + 11 - DEAD_LETTER_TTL_MS },
+    ]);
     expect(storage.stats()).toMatchObject({
       events: 2,
       pressKeys: 1,
@@ -76,17 +84,14 @@ describe('memory storage', () => {
       deviceStreamSlots: 1,
       deliveryClaims: 1,
       buckets: 2,
-      throttleWindows: 2,
+      deadLetters: 2,
     });
 
-    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(5);
-    expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1, throttleWindows: 1 });
-    // The pending trailing push survives the purge and is still claimed once.
-    expect(await storage.claimTrailingPush('acme/busy', { now: T0 + 10, windowMs: 10 })).toBe(true);
-    expect(await storage.purgeExpired({ now: T0 + 20, batch: 100 })).toBe(0);
+    expect(await storage.purgeExpired({ now: T0 + 10, batch: 100 })).toBe(6);
+    expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1, deadLetters: 1 });
+    expect(await storage.purgeExpired({ now: T0 + 20, batch: 100 })).toBe(1);
     expect(storage.stats()).toEqual({ ...empty, events: 1, buckets: 1 });
     // Freed state is indistinguishable from state never created.
-    expect(await storage.claimWidgetPush('acme/quiet', { now: T0 + 20, windowMs: 10 })).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
     const again = { key: 'acme/panel/r2', keyExpiresAt: T0 + 30, rules: [fast], now: T0 + 20, note, accountId: 'acme', event: event(T0 + 30) };
     expect((await storage.admitPress(again)).outcome).toBe('accepted');
   });
@@ -120,14 +125,23 @@ describe('memory storage', () => {
     expect(storage.stats()).toMatchObject({ pressKeys: 1, deliveryClaims: 1 });
   });
 
-  it('a trailing push never claimed (its instance went away) is freed after a grace period', async () => {
+  it('holds a job per resource while it is pending, and none once it is done or its resource is gone', async () => {
     const storage = createMemoryStorage();
-    await storage.claimWidgetPush('acme/busy', { now: T0, windowMs: 2_000 });
-    await storage.claimWidgetPush('acme/busy', { now: T0 + 1, windowMs: 2_000 });
-    await storage.purgeExpired({ now: T0 + 60_000, batch: 100 });
-    expect(storage.stats().throttleWindows).toBe(1);
-    await storage.purgeExpired({ now: T0 + 2_000 + 5 * 60_000, batch: 100 });
-    expect(storage.stats().throttleWindows).toBe(0);
+    await storage.upsertAccount({ id: 'acme', tokenHash: hash(1), subscription: 'active', activityQuota: 3 });
+    await storage.putWidget({ accountId: 'acme', slug: 'panel', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+    await storage.putActivity({ accountId: 'acme', slug: 'panel', template: 'progress', dismissalDelayS: 0 });
+    // A widget and an activity of the same slug each have their own job; a newer update replaces it.
+    await storage.applyActivityUpdate('acme', 'panel', { state: 'ONGOING', content: {}, now: T0 });
+    for (let i = 1; i <= 3; i++) await storage.setWidgetContent('acme', 'panel', { content: { i }, staleAfter: undefined, now: T0 + i });
+    expect(storage.stats().deliveryJobs).toBe(2);
+
+    // Oldest due first: the activity's.
+    const [activityJob, widgetJob] = await storage.claimDueDeliveryJobs({ instanceId: 'i1', now: T0 + 5, leaseMs: 30_000, limit: 2 });
+    expect([activityJob?.kind, widgetJob?.kind]).toEqual(['activity', 'widget']);
+    expect(await storage.completeDeliveryJob({ ...widgetJob!, instanceId: 'i1' })).toBe(true);
+    expect(storage.stats().deliveryJobs).toBe(1);
+    expect(await storage.deleteActivity('acme', 'panel')).toBe(true);
+    expect(storage.stats().deliveryJobs).toBe(0);
   });
 
   it('refuses a token hash that belongs to another account or device', async () => {

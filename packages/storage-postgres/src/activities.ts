@@ -1,5 +1,6 @@
-import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
-import { type Ctx, num, toJson, transaction } from './db.js';
+import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore, type DeliveryJob } from '@tilecast/core/storage';
+import { type Ctx, num, prepared, toJson, transaction } from './db.js';
+import { upsertJob } from './delivery-jobs.js';
 import { credentialHolds } from './guard.js';
 
 interface ActivityRow {
@@ -26,7 +27,38 @@ const toActivity = (row: ActivityRow): ActivityRecord => ({
   updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
 });
 
+/** What an update pushed somewhere reads back: the activity and its new job's generation, `startAbove` and due time. */
+interface WrittenRow extends ActivityRow {
+  job_generation: string | number;
+  job_start_above: string | null;
+  job_due_at: string | number;
+}
+
+/** The job an activity update left: core's `supersedingJob` of the transition's phase, as written. */
+const writtenJob = (row: WrittenRow, phase: DeliveryJob['phase'], now: number): DeliveryJob => ({
+  accountId: row.account_id,
+  kind: 'activity',
+  slug: row.slug,
+  generation: num(row.job_generation),
+  phase,
+  startAbove: row.job_start_above,
+  cursor: '',
+  dueAt: num(row.job_due_at),
+  createdAt: now,
+  leasedBy: null,
+  leaseUntil: 0,
+  resumed: 0,
+});
+
 export function activityMethods({ db, t }: Ctx): ActivityStore {
+  const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = $6 WHERE account_id = $1 AND slug = $2';
+  // An update pushed somewhere writes its job in the same statement as the activity
+  // (docs/contract/durable-delivery.md#durable-outbox): named, as every start, update and end runs it.
+  const writeWithJob = prepared(
+    `WITH a AS (UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}),
+     job AS (${upsertJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')})
+     SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
+  );
   return {
     // One statement: a changed template resets state, liveness and content.
     async putActivity(definition) {
@@ -43,6 +75,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
       );
     },
 
+    // Its job and update tokens go with it (ON DELETE CASCADE).
     async deleteActivity(accountId, slug) {
       const result = await db.query(`DELETE FROM ${t.activities} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
       return (result.rowCount ?? 0) > 0;
@@ -94,12 +127,15 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
         } else {
           transition = activity.live ? 'end' : 'none';
         }
-        const { rows } = await client.query<ActivityRow>(
-          `UPDATE ${t.activities} SET state = $3, live = $4, content = $5::json, updated_at = $6
-           WHERE account_id = $1 AND slug = $2 RETURNING ${COLUMNS}`,
-          [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now],
-        );
-        return { ok: true, activity: toActivity(rows[0]!), transition } as const;
+        const values = [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now];
+        // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
+        if (transition === 'none') {
+          const { rows } = await client.query<ActivityRow>(`UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}`, values);
+          return { ok: true, activity: toActivity(rows[0]!), transition, job: null } as const;
+        }
+        const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition]);
+        const row = rows[0]!;
+        return { ok: true, activity: toActivity(row), transition, job: writtenJob(row, transition, update.now) } as const;
       });
     },
   };

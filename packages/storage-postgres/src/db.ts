@@ -69,10 +69,15 @@ export interface Tables {
   tokenBuckets: string;
   pressKeys: string;
   pressNotes: string;
+  /** The widget push throttle of versions 1 to 4, dropped by migration 5: named for the migrations only. */
   throttleWindows: string;
   webhookClaims: string;
   apnsRegistrations: string;
   apnsActivityTokens: string;
+  deliveryJobs: string;
+  /** The sequence every job generation is drawn from. */
+  deliveryGenerations: string;
+  deadLetters: string;
   migrations: string;
 }
 
@@ -97,6 +102,9 @@ export function tables(schema: string): Tables {
     webhookClaims: `${q}.webhook_claims`,
     apnsRegistrations: `${q}.apns_registrations`,
     apnsActivityTokens: `${q}.apns_activity_tokens`,
+    deliveryJobs: `${q}.delivery_jobs`,
+    deliveryGenerations: `${q}.delivery_generations`,
+    deadLetters: `${q}.dead_letters`,
     migrations: `${q}.migrations`,
   };
 }

@@ -5,6 +5,7 @@ import { activityMethods } from './activities.js';
 import { apnsMethods } from './apns.js';
 import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
+import { deliveryJobMethods } from './delivery-jobs.js';
 import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from './db.js';
 import { type Deadlines, DEFAULT_DEADLINES, guardedPool, readDeadlines } from './deadlines.js';
 import { deviceMethods } from './devices.js';
@@ -13,7 +14,6 @@ import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.
 import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
-import { throttleMethods } from './throttle.js';
 import { webhookMethods } from './webhooks.js';
 import { widgetMethods } from './widgets.js';
 
@@ -144,7 +144,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     ...eventStreamSlotMethods(ctx),
     ...deviceStreamSlotMethods(ctx),
     ...pressMethods(ctx),
-    ...throttleMethods(ctx),
+    ...deliveryJobMethods(ctx),
     ...webhookMethods(ctx),
     ...apnsMethods(ctx),
     async purgeExpired({ now, batch }) {

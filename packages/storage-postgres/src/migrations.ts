@@ -180,6 +180,60 @@ const MIGRATIONS: Migration[] = [
       `DELETE FROM ${t.widgetShares} s USING ${t.devices} d WHERE d.id = s.device_id AND d.account_id = s.account_id`,
     ],
   },
+  {
+    version: 5,
+    name: 'delivery jobs and dead letters',
+    statements: (t) => [
+      // The throttle now lives in the jobs: a widget's job is due at the end of its window.
+      `DROP TABLE ${t.throttleWindows}`,
+      `CREATE SEQUENCE ${t.deliveryGenerations} AS bigint`,
+      // One row per activity or widget, however many devices its job reaches: `cursor` is
+      // the last device id done. A done job stays as a row with `pending` false until its
+      // widget's throttle window (`window_until`, set by each claim) is over, so an update
+      // always finds the window on the row it replaces, locked (no second table to read
+      // in another snapshot). The generated slugs tie a row to its activity or widget: the
+      // job goes with it (ON DELETE CASCADE; a null slug is not checked).
+      `CREATE TABLE ${t.deliveryJobs} (
+        account_id text NOT NULL,
+        kind text NOT NULL CONSTRAINT delivery_jobs_kind CHECK (kind IN ('activity', 'widget')),
+        slug text NOT NULL,
+        generation bigint NOT NULL,
+        phase text NOT NULL,
+        start_above text COLLATE "C",
+        cursor text COLLATE "C" NOT NULL,
+        due_at bigint NOT NULL,
+        created_at bigint NOT NULL,
+        leased_by text,
+        lease_until bigint NOT NULL,
+        resumed integer NOT NULL,
+        pending boolean NOT NULL,
+        window_until bigint NOT NULL,
+        activity_slug text GENERATED ALWAYS AS (CASE WHEN kind = 'activity' THEN slug END) STORED,
+        widget_slug text GENERATED ALWAYS AS (CASE WHEN kind = 'widget' THEN slug END) STORED,
+        PRIMARY KEY (account_id, kind, slug),
+        FOREIGN KEY (account_id, activity_slug) REFERENCES ${t.activities} (account_id, slug) ON DELETE CASCADE,
+        FOREIGN KEY (account_id, widget_slug) REFERENCES ${t.widgets} (account_id, slug) ON DELETE CASCADE
+      )`,
+      // Claims, listings and stats read the pending rows, few however many resources there
+      // are, and sort them. No index names a column a newer update changes (due_at,
+      // created_at, generation...): superseding a pending job is then a HOT update of its
+      // row, with no index entry to add, on the hottest statement (every PATCH).
+      `CREATE INDEX delivery_jobs_pending ON ${t.deliveryJobs} (account_id) WHERE pending`,
+      // Kept for their 7 days whatever becomes of the resource, the device or the account.
+      `CREATE TABLE ${t.deadLetters} (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account_id text NOT NULL,
+        kind text NOT NULL,
+        slug text NOT NULL,
+        device_id text NOT NULL,
+        transport text NOT NULL,
+        reason text NOT NULL,
+        at bigint NOT NULL
+      )`,
+      `CREATE INDEX dead_letters_at ON ${t.deadLetters} (at, id)`,
+      `CREATE INDEX dead_letters_account_at ON ${t.deadLetters} (account_id, at, id)`,
+    ],
+  },
 ];
 
 /** The newest migration version this package knows. */

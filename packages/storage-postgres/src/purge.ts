@@ -1,10 +1,5 @@
+import { DEAD_LETTER_TTL_MS } from '@tilecast/core/storage';
 import type { Ctx, Queryable, Tables } from './db.js';
-
-/**
- * A window whose trailing push was never claimed (its instance went away) is dropped this
- * long after it ended; a live instance claims it at the window's end. Same as memory.
- */
-export const ABANDONED_TRAILING_MS = 5 * 60_000;
 
 /**
  * Deletes at most `batch` rows of `table` matching `condition` (parameters: $1 = now,
@@ -32,12 +27,14 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
       [t.streamLeases, '@expires_at <= $1'],
       [t.deviceStreamLeases, '@expires_at <= $1'],
       [t.webhookClaims, '@expires_at <= $1'],
+      [t.deadLetters, `@at <= $1::bigint - ${DEAD_LETTER_TTL_MS}`],
     ],
     uncounted: [
       // Full at `now` after refilling: indistinguishable from a bucket never created.
       [t.tokenBuckets, '@tokens + GREATEST(0, $1::bigint - @refilled_at) / @refill_ms >= @capacity'],
-      // Ended, and no trailing push pending (or one abandoned for the grace period).
-      [t.throttleWindows, `@ends_at + CASE WHEN @trailing_pending THEN ${ABANDONED_TRAILING_MS} ELSE 0 END <= $1::bigint`],
+      // A done job whose widget's throttle window is over (an activity's at once): the next
+      // update finds no row and is due at once, as it would be with the row.
+      [t.deliveryJobs, 'NOT @pending AND @window_until <= $1::bigint'],
     ],
   };
 }
@@ -45,8 +42,10 @@ function kinds(t: Tables): { counted: Array<[string, string]>; uncounted: Array<
 /**
  * `purgeExpired`: at most `batch` rows of each kind, each kind its own short statement
  * (autocommit), returning the number of expired events, press keys, press notes,
- * event- and device-stream slots and delivery claims removed; full token buckets and ended throttle windows are freed too,
- * uncounted. Event counters stay: positions are never reused.
+ * event- and device-stream slots, delivery claims and dead letters older than
+ * `DEAD_LETTER_TTL_MS` removed; full token buckets and done jobs whose throttle window is
+ * over are freed too, uncounted. Event counters stay: positions are never reused; so does
+ * the generation sequence.
  */
 export async function purgeExpired({ db, t }: Ctx, now: number, batch: number): Promise<number> {
   if (!(batch > 0)) return 0;

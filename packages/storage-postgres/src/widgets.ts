@@ -1,5 +1,6 @@
-import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
+import { isoTime, type DeliveryJob, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
+import { upsertJob } from './delivery-jobs.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 interface WidgetRow {
@@ -16,6 +17,28 @@ const COLUMNS = 'account_id, slug, template, stale_after, privacy, content, upda
 /** Every column but the content (a write's caller already has that). */
 const WRITTEN_COLUMNS = 'account_id, slug, template, stale_after, privacy, updated_at';
 
+/** What `setWidgetContent` reads back: the widget but its content, and its new job's generation and due time. */
+interface WrittenRow extends Omit<WidgetRow, 'content'> {
+  job_generation: string | number;
+  job_due_at: string | number;
+}
+
+/** The job a widget update left: core's `supersedingJob` of phase `changed`, as written. */
+const writtenJob = (accountId: string, slug: string, now: number, row: WrittenRow): DeliveryJob => ({
+  accountId,
+  kind: 'widget',
+  slug,
+  generation: num(row.job_generation),
+  phase: 'changed',
+  startAbove: null,
+  cursor: '',
+  dueAt: num(row.job_due_at),
+  createdAt: now,
+  leasedBy: null,
+  leaseUntil: 0,
+  resumed: 0,
+});
+
 const toWidget = (row: WidgetRow): WidgetRecord => ({
   accountId: row.account_id,
   slug: row.slug,
@@ -28,13 +51,21 @@ const toWidget = (row: WidgetRow): WidgetRecord => ({
 
 export function widgetMethods({ db, t }: Ctx): WidgetStore {
   // The hottest statement (every PATCH /widget): named, so it is planned once per connection.
+  // The widget's job is written by the same statement (docs/contract/durable-delivery.md#durable-outbox),
+  // after the widget row is locked: of two updates of a widget, the later one draws the
+  // higher generation.
   const setContent = prepared(
-    `UPDATE ${t.widgets} SET content = $3::json,
-       stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
-       updated_at = $6
-     WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
-       AND ${credentialHolds(t, '$1', '$8')}
-     RETURNING ${WRITTEN_COLUMNS}`,
+    `WITH w AS (
+       UPDATE ${t.widgets} SET content = $3::json,
+         stale_after = CASE WHEN $4::boolean THEN stale_after ELSE $5::double precision END,
+         updated_at = $6
+       WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
+         AND ${credentialHolds(t, '$1', '$8')}
+       RETURNING ${WRITTEN_COLUMNS}
+     ), job AS (
+       ${upsertJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, 'generation, due_at')}
+     )
+     SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at FROM w CROSS JOIN job`,
   );
   // Every press: one statement, and only three small values come back, never the content.
   // The action rule is core's `actionKindIn`: the first element of `actions` whose `id` is
@@ -65,7 +96,8 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
       );
     },
 
-    // Shares and delivery outcomes go with it (ON DELETE CASCADE); the map is a column.
+    // Shares, delivery outcomes and the job with the throttle window go with it (ON DELETE
+    // CASCADE); the map is a column.
     async deleteWidget(accountId, slug) {
       const result = await db.query(`DELETE FROM ${t.widgets} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
       return (result.rowCount ?? 0) > 0;
@@ -95,12 +127,12 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
     },
 
     // ATOMIC: one statement, whose conditions (template, credential) are checked on the
-    // row it locks. The content is not sent back: the caller has it. Only a write that did
-    // not happen costs a second query, to say why.
+    // row it locks, and which writes the job too. The content is not sent back: the caller
+    // has it. Only a write that did not happen costs a second query, to say why.
     async setWidgetContent(accountId, slug, update) {
       const keep = update.staleAfter === undefined;
       const guard = update.guard;
-      const { rows } = await db.query<Omit<WidgetRow, 'content'>>(setContent, [
+      const { rows } = await db.query<WrittenRow>(setContent, [
         accountId,
         slug,
         toJson(update.content),
@@ -110,7 +142,8 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         guard?.template ?? null,
         guard?.tokenHash ?? null,
       ]);
-      if (rows[0]) return { ok: true, widget: toWidget({ ...rows[0], content: update.content }) };
+      const row = rows[0];
+      if (row) return { ok: true, widget: toWidget({ ...row, content: update.content }), job: writtenJob(accountId, slug, update.now, row) };
       return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
 

@@ -30,7 +30,20 @@ async function eventually(predicate: () => boolean | Promise<boolean>, ms = 5_00
   }
 }
 
+/** The widget push throttle window (core's `WIDGET_PUSH_WINDOW_MS`). */
+const W = 2_000;
+
 let backend: Backend;
+
+/** Back to version 3 as released: no delivery jobs or dead letters, and the throttle windows of version 1. */
+async function undoVersion5(schema: string): Promise<void> {
+  await backend.admin.query(`DROP TABLE "${schema}".delivery_jobs, "${schema}".dead_letters`);
+  await backend.admin.query(`DROP SEQUENCE "${schema}".delivery_generations`);
+  await backend.admin.query(`CREATE TABLE "${schema}".throttle_windows (
+    key text PRIMARY KEY, ends_at bigint NOT NULL, window_ms bigint NOT NULL, trailing_pending boolean NOT NULL, last_claim text NOT NULL
+  )`);
+  await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 5`);
+}
 const schemas: string[] = [];
 const newSchema = (label: string) => {
   const schema = randomSchema(label);
@@ -51,20 +64,21 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('migrations', () => {
     it('are versioned and idempotent', async () => {
       const schema = newSchema('mig');
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3], version: 3 });
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 3 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 5 });
       const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3]);
+      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3, 5]);
     });
 
     it('upgrade a version 1 schema with data to APNs registrations (version 2)', async () => {
       const schema = newSchema('mig2');
       await migrate(backend.admin, { schema });
-      // Back to version 1 as released: without the tables of versions 2 and 3.
+      // Back to version 1 as released: without the tables of versions 2, 3 and 5.
+      await undoVersion5(schema);
       await backend.admin.query(`DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations, "${schema}".device_stream_leases`);
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3], version: 3 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3, 5], version: 5 });
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
       expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
@@ -74,7 +88,8 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
     it("upgrade a version 2 schema to device-stream leases (version 3), dropping the shares with devices of the widget's own account", async () => {
       const schema = newSchema('mig3');
       await migrate(backend.admin, { schema });
-      // Back to version 2 as released: without the table of version 3, and with shares it allowed.
+      // Back to version 2 as released: without the tables of versions 3 and 5, and with shares it allowed.
+      await undoVersion5(schema);
       await backend.admin.query(`DROP TABLE "${schema}".device_stream_leases`);
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 3`);
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
@@ -86,10 +101,28 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await backend.admin.query(
         `INSERT INTO "${schema}".widget_shares (account_id, slug, device_id) VALUES ('acme', 'lights', 'own-phone'), ('acme', 'lights', 'guest-phone')`,
       );
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3], version: 3 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3, 5], version: 5 });
       expect(await store.listWidgetShares('acme', 'lights')).toEqual(['guest-phone']);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'slot', { max: 1, now: 1, ttlMs: 1_000 })).toBe(true);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'other', { max: 1, now: 1, ttlMs: 1_000 })).toBe(false);
+    });
+
+    it('upgrade a version 3 schema to delivery jobs and dead letters (version 5), dropping the throttle windows', async () => {
+      const schema = newSchema('mig5');
+      await migrate(backend.admin, { schema });
+      await undoVersion5(schema);
+      await backend.admin.query(`INSERT INTO "${schema}".throttle_windows VALUES ('acme/lights', 1, 2000, true, 'owner')`);
+      const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
+      await store.putWidget({ accountId: 'acme', slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [5], version: 5 });
+      const { rows } = await backend.admin.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [`"${schema}".throttle_windows`]);
+      expect(rows).toEqual([{ present: false }]);
+      const result = await store.setWidgetContent('acme', 'lights', { content: { on: true }, staleAfter: undefined, now: T0 });
+      expect(result.ok && result.job).toMatchObject({ kind: 'widget', slug: 'lights', dueAt: T0, phase: 'changed' });
+      await store.addDeadLetters([
+        { accountId: 'acme', kind: 'widget', slug: 'lights', deviceId: 'phone', transport: 'apns', reason: 'refused: BadTopic', at: T0 },
+      ]);
+      expect(await store.listDeadLetters({ limit: 10 })).toHaveLength(1);
     });
 
     it('readSchemaVersion answers 0 for a schema never migrated, then the version migrate reached, creating nothing', async () => {
@@ -97,10 +130,11 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(await readSchemaVersion(backend.admin, { schema })).toBe(0);
       const { rows } = await backend.admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
       expect(rows).toEqual([]);
-      await migrate(backend.admin, { schema });
+      const { applied } = await migrate(backend.admin, { schema });
       expect(await readSchemaVersion(backend.admin, { schema })).toBe(LATEST_VERSION);
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = $1`, [LATEST_VERSION]);
-      expect(await readSchemaVersion(backend.admin, { schema })).toBe(LATEST_VERSION - 1);
+      // The version before (versions need not be contiguous).
+      expect(await readSchemaVersion(backend.admin, { schema })).toBe(applied.at(-2));
       await expect(readSchemaVersion(backend.admin, { schema: 'a-b' })).rejects.toThrow('invalid schema name');
     });
 
@@ -108,8 +142,8 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const schema = newSchema('migc');
       const pools = Array.from({ length: 4 }, () => backend.newPool());
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3], version: 3 }]);
-      expect(results.every((r) => r.version === 3)).toBe(true);
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 5], version: 5 }]);
+      expect(results.every((r) => r.version === 5)).toBe(true);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {
@@ -175,30 +209,71 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   describe('purge', () => {
-    it('frees full token buckets and ended throttle windows in bounded batches, uncounted', async () => {
+    it('frees full token buckets and done jobs whose throttle window is over, in bounded batches, uncounted', async () => {
       const schema = newSchema('purge');
       await migrate(backend.admin, { schema });
       const storage = createPostgresStorage({ pool: backend.admin, schema });
       const count = async (table: string) =>
         Number((await backend.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".${table}`)).rows[0]!.n);
+      // Five widgets whose job is done, with a window until T0 + W; one with a job still pending.
+      const deliver = async (slug: string, now: number) => {
+        const written = await storage.setWidgetContent('acme', slug, { content: { now }, staleAfter: undefined, now });
+        if (!written.ok) throw new Error(written.reason);
+        return written.job;
+      };
+      for (const slug of ['quiet0', 'quiet1', 'quiet2', 'quiet3', 'quiet4', 'busy']) {
+        await storage.putWidget({ accountId: 'acme', slug, template: 'switchboard', staleAfter: null, privacy: 'visible' });
+        const job = await deliver(slug, T0);
+        expect(await storage.claimDeliveryJob(job, job.generation, { instanceId: 'i1', now: T0, leaseMs: 30_000 })).not.toBeNull();
+        expect(await storage.completeDeliveryJob({ ...job, instanceId: 'i1' })).toBe(true);
+      }
+      expect((await deliver('busy', T0 + 1)).dueAt).toBe(T0 + W);
+      expect(await storage.purgeExpired({ now: T0 + W - 1, batch: 100 })).toBe(0);
+      expect(await count('delivery_jobs')).toBe(6); // every window still runs
       // Token takes are admissions whose keys outlive the test; the five `p<i>` keys expire.
       for (let i = 0; i < 5; i++) await admit(storage, `take${i}`, [{ key: `fast${i}`, capacity: 2, refillMs: 5 }], FAR);
       await admit(storage, 'take-slow', [{ key: 'slow', capacity: 2, refillMs: 60_000 }], FAR);
-      for (let i = 0; i < 5; i++) await storage.claimWidgetPush(`quiet${i}`, { now: T0, windowMs: 10 });
-      await storage.claimWidgetPush('busy', { now: T0, windowMs: 10 });
-      await storage.claimWidgetPush('busy', { now: T0 + 1, windowMs: 10 }); // trailing push pending
       for (let i = 0; i < 5; i++) await admit(storage, `p${i}`, [], T0 + 10);
 
-      expect(await storage.purgeExpired({ now: T0 + 10, batch: 2 })).toBe(2);
+      expect(await storage.purgeExpired({ now: T0 + W, batch: 2 })).toBe(2);
       expect(await count('token_buckets')).toBe(4);
-      expect(await count('throttle_windows')).toBe(4);
-      expect(await count('press_keys')).toBe(6 + 3);
-      for (let i = 0; i < 5; i++) await storage.purgeExpired({ now: T0 + 10, batch: 2 });
+      expect(await count('delivery_jobs')).toBe(4);
+      for (let i = 0; i < 5; i++) await storage.purgeExpired({ now: T0 + W, batch: 2 });
       expect(await count('token_buckets')).toBe(1); // 'slow' is not full yet
-      expect(await count('throttle_windows')).toBe(1); // 'busy' keeps its pending trailing push
-      expect(await count('press_keys')).toBe(6);
-      expect(await storage.claimTrailingPush('busy', { now: T0 + 10, windowMs: 10 })).toBe(true);
-      expect(await storage.claimWidgetPush('quiet0', { now: T0 + 20, windowMs: 10 })).toEqual({ send: 'now', windowEndsAt: T0 + 30 });
+      expect(await count('delivery_jobs')).toBe(1); // 'busy' is still to be delivered
+      expect(await storage.deliveryJobStats()).toEqual({ pending: 1, oldestCreatedAt: T0 + 1 });
+      // A freed row is as no row: the next update is due at once.
+      expect((await deliver('quiet0', T0 + W + 1)).dueAt).toBe(T0 + W + 1);
+      await storage.close();
+    });
+
+    server(serverTitle('an update waiting for a claim in flight on the job row is held back by the window that claim opens'), async () => {
+      const schema = newSchema('window');
+      await migrate(backend.admin, { schema });
+      const storage = createPostgresStorage({ pool: backend.newPool(), schema });
+      await storage.putWidget({ accountId: 'acme', slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+      const first = await storage.setWidgetContent('acme', 'lights', { content: { on: 1 }, staleAfter: undefined, now: T0 });
+      if (!first.ok) throw new Error(first.reason);
+      const claimer = await (backend.newPool() as pg.Pool).connect();
+      try {
+        await claimer.query('BEGIN');
+        // What a claim writes, left uncommitted: the update must wait for it and then see it,
+        // although its statement began before the claim committed.
+        await claimer.query(`UPDATE "${schema}".delivery_jobs SET leased_by = 'i1', lease_until = $1, window_until = $2 WHERE slug = 'lights'`, [
+          T0 + 30_000,
+          T0 + W,
+        ]);
+        let settled = false;
+        const second = storage.setWidgetContent('acme', 'lights', { content: { on: 2 }, staleAfter: undefined, now: T0 + 5 }).finally(() => (settled = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settled).toBe(false);
+        await claimer.query('COMMIT');
+        const written = await second;
+        expect(written.ok && written.job).toMatchObject({ dueAt: T0 + W, leasedBy: null, createdAt: T0 + 5 });
+      } finally {
+        claimer.release();
+      }
+      expect(await storage.listDeliveryJobs({ accountId: 'acme', limit: 10 })).toMatchObject([{ dueAt: T0 + W, leasedBy: null }]);
       await storage.close();
     });
 

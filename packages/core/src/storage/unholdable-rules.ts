@@ -56,6 +56,8 @@ const ZERO = () => Promise.resolve(0);
 const DONE = () => Promise.resolve();
 
 const IDENTITY = { accountId: true, tokenHash: true } as const;
+const RESOURCE = { accountId: true, kind: true, slug: true } as const;
+const JOB_REF = { ...RESOURCE, instanceId: true } as const;
 
 /**
  * `setWidgetContent` and `applyActivityUpdate`: a write to a record that cannot exist, or
@@ -138,12 +140,22 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   renewDeviceStreamSlot: { keys: [true, true], absent: FALSE },
   releaseDeviceStreamSlot: { keys: [true, true], absent: DONE },
 
-  // ── presses and the push throttle
+  // ── presses
   admitPress: { values: [{ key: true, accountId: true, note: { widgetKey: true, deviceId: true }, rules: [{ key: true }] }] },
   notePress: { values: [{ widgetKey: true, deviceId: true }] },
   listRecentPressers: { keys: [true], absent: NONE },
-  claimWidgetPush: { values: [true] },
-  claimTrailingPush: { keys: [true], absent: FALSE },
+
+  // ── delivery jobs: a resource or holder no store can hold has no job; a claimant's
+  // instance id and a cursor are recorded, and so is every string of a dead letter
+  claimDeliveryJob: { keys: [RESOURCE], absent: NULL, values: [null, null, { instanceId: true }] },
+  claimDueDeliveryJobs: { values: [{ instanceId: true }] },
+  recordDeliveryProgress: { keys: [JOB_REF], absent: FALSE, values: [null, { cursor: true }] },
+  completeDeliveryJob: { keys: [JOB_REF], absent: FALSE },
+  releaseDeliveryJob: { keys: [JOB_REF], absent: DONE },
+  listDeliveryJobs: { keys: [{ accountId: true }], absent: NONE },
+  deliveryJobStats: 'no strings',
+  addDeadLetters: { values: [[{ accountId: true, kind: true, slug: true, deviceId: true, transport: true, reason: true }]] },
+  listDeadLetters: { keys: [{ accountId: true }], absent: NONE },
 
   // ── webhooks: a missing widget answers first, as in every store
   setWebhookMap: { keys: [true, true], absent: FALSE, values: [null, null, 'json'], exists: widgetExists },

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type GetHandles, T0, admission, content, newAccount, newActivity, newDevice, newEvent, newWidget, randomHash, uid } from '../harness.js';
+import { type GetHandles, T0, admission, content, newAccount, newActivity, newDevice, newEvent, newWidget, randomHash, uid, written } from '../harness.js';
 
 /**
  * Strings no store can hold: a NUL (PostgreSQL text cannot keep one) and lone surrogates
@@ -122,7 +122,7 @@ export function unholdableValueTests(get: GetHandles): void {
     expect(await storage.getDevice(device.id)).toEqual(device);
   });
 
-  it('event log, event-stream slots, press notes and throttle windows: such a key finds nothing', async () => {
+  it('event log, event-stream slots and press notes: such a key finds nothing', async () => {
     const { storage } = get();
     const account = await newAccount(storage);
     const slot = uid('slot');
@@ -135,7 +135,6 @@ export function unholdableValueTests(get: GetHandles): void {
       await expect(storage.releaseEventStreamSlot(bad, slot)).resolves.toBeUndefined();
       await expect(storage.releaseEventStreamSlot(account.id, bad)).resolves.toBeUndefined();
       expect(await storage.listRecentPressers(bad, T0)).toEqual([]);
-      expect(await storage.claimTrailingPush(bad, { now: T0, windowMs: 1_000 })).toBe(false);
     }
     expect(await storage.renewEventStreamSlot(account.id, slot, { now: T0, ttlMs: 60_000 })).toBe(true);
   });
@@ -152,6 +151,28 @@ export function unholdableValueTests(get: GetHandles): void {
       await expect(storage.releaseDeviceStreamSlot(device.id, bad)).resolves.toBeUndefined();
     }
     expect(await storage.renewDeviceStreamSlot(device.id, slot, { now: T0, ttlMs: 60_000 })).toBe(true);
+  });
+
+  it('delivery jobs and dead letters: such an account, slug or holder has none', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    const job = written(await storage.setWidgetContent(account.id, widget.slug, { content: content(1), staleAfter: undefined, now: T0 })).job;
+    const terms = { instanceId: 'i1', now: T0, leaseMs: 30_000 };
+    const ref = { accountId: account.id, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: 'i1' };
+    const progress = { cursor: 'dev', now: T0, leaseMs: 30_000 };
+    for (const bad of UNHOLDABLE) {
+      expect(await storage.claimDeliveryJob({ accountId: bad, kind: 'widget', slug: widget.slug }, job.generation, terms)).toBeNull();
+      expect(await storage.claimDeliveryJob({ accountId: account.id, kind: 'widget', slug: widget.slug + bad }, job.generation, terms)).toBeNull();
+      expect(await storage.recordDeliveryProgress({ ...ref, slug: bad }, progress)).toBe(false);
+      expect(await storage.recordDeliveryProgress({ ...ref, instanceId: bad }, progress)).toBe(false);
+      expect(await storage.completeDeliveryJob({ ...ref, accountId: bad })).toBe(false);
+      expect(await storage.completeDeliveryJob({ ...ref, instanceId: bad })).toBe(false);
+      await expect(storage.releaseDeliveryJob({ ...ref, slug: bad })).resolves.toBeUndefined();
+      expect(await storage.listDeliveryJobs({ accountId: bad, limit: 10 })).toEqual([]);
+      expect(await storage.listDeadLetters({ accountId: bad, limit: 10 })).toEqual([]);
+    }
+    expect(await storage.listDeliveryJobs({ accountId: account.id, limit: 10 })).toEqual([job]);
   });
 
   it('webhooks: maps and outcomes of such a slug are absent', async () => {
@@ -176,6 +197,10 @@ export function unholdableValueTests(get: GetHandles): void {
     const activity = await newActivity(storage, account.id);
     const device = await newDevice(storage, account.id);
     const at = new Date(T0).toISOString();
+    const job = written(await storage.setWidgetContent(account.id, widget.slug, { content: content(1), staleAfter: undefined, now: T0 })).job;
+    const ref = { ...job, instanceId: 'i1' };
+    expect(await storage.claimDeliveryJob(job, job.generation, { instanceId: 'i1', now: T0, leaseMs: 30_000 })).not.toBeNull();
+    const letter = { accountId: account.id, kind: 'widget' as const, slug: widget.slug, deviceId: device.id, transport: 'apns', reason: 'refused', at: T0 };
     for (const bad of UNHOLDABLE) {
       const refusals: [string, () => Promise<unknown>][] = [
         ['upsertAccount id', () => storage.upsertAccount({ ...account, id: bad, tokenHash: randomHash() })],
@@ -209,7 +234,14 @@ export function unholdableValueTests(get: GetHandles): void {
         ['admitPress note', () => storage.admitPress(admission({ accountId: account.id, note: { widgetKey: bad, deviceId: device.id, until: T0 + 1 } }))],
         ['notePress widget', () => storage.notePress({ widgetKey: bad, deviceId: device.id, until: T0 + 1 })],
         ['notePress device', () => storage.notePress({ widgetKey: uid('w'), deviceId: bad, until: T0 + 1 })],
-        ['claimWidgetPush', () => storage.claimWidgetPush(bad, { now: T0, windowMs: 1_000 })],
+        ['claimDeliveryJob instance', () => storage.claimDeliveryJob(job, job.generation, { instanceId: bad, now: T0, leaseMs: 30_000 })],
+        ['claimDueDeliveryJobs instance', () => storage.claimDueDeliveryJobs({ instanceId: bad, now: T0, leaseMs: 30_000, limit: 10 })],
+        ['recordDeliveryProgress cursor', () => storage.recordDeliveryProgress(ref, { cursor: bad, now: T0, leaseMs: 30_000 })],
+        ['addDeadLetters account', () => storage.addDeadLetters([{ ...letter, accountId: bad }])],
+        ['addDeadLetters slug', () => storage.addDeadLetters([letter, { ...letter, slug: bad }])],
+        ['addDeadLetters device', () => storage.addDeadLetters([{ ...letter, deviceId: bad }])],
+        ['addDeadLetters transport', () => storage.addDeadLetters([{ ...letter, transport: bad }])],
+        ['addDeadLetters reason', () => storage.addDeadLetters([{ ...letter, reason: `dropped: ${bad}` }])],
         ['claimWebhookDelivery event', () => storage.claimWebhookDelivery(bad, '*', { instanceId: 'i1', now: T0, expiresAt: T0 + 60_000 })],
         ['claimWebhookDelivery entry', () => storage.claimWebhookDelivery(uid('ev'), bad, { instanceId: 'i1', now: T0, expiresAt: T0 + 60_000 })],
         ['setWebhookMap key', () => storage.setWebhookMap(account.id, widget.slug, { [bad]: { url: 'https://example.com/' } })],
@@ -224,8 +256,10 @@ export function unholdableValueTests(get: GetHandles): void {
     expect(await storage.getDevice(device.id)).toEqual(device);
     expect(await storage.listAccountDevices(account.id)).toEqual([device]);
     expect(await storage.getActivity(account.id, activity.slug)).toEqual(activity);
-    expect(await storage.listWidgets(account.id)).toEqual([widget]);
+    expect(await storage.listWidgets(account.id)).toEqual([{ ...widget, content: content(1), updatedAt: new Date(T0).toISOString() }]);
     expect(await storage.getWebhookMap(account.id, widget.slug)).toEqual({});
+    expect(await storage.listDeliveryJobs({ accountId: account.id, limit: 10 })).toEqual([{ ...job, leasedBy: 'i1', leaseUntil: T0 + 30_000 }]);
+    expect(await storage.listDeadLetters({ accountId: account.id, limit: 10 })).toEqual([]);
     expect(await storage.getWebhookOutcomes(account.id, widget.slug)).toEqual({});
     expect(await storage.lastEventPosition(account.id)).toBe(0);
   });

@@ -1,0 +1,215 @@
+import { WIDGET_PUSH_WINDOW_MS, type DeadLetter, type DeliveryJob, type DeliveryJobRef, type DeliveryJobStore } from '@tilecast/core/storage';
+import { type Ctx, type Tables, num, prepared } from './db.js';
+
+/**
+ * Delivery jobs and dead letters (docs/contract/durable-delivery.md). Every operation is
+ * one statement; the rules are core's (`supersedingJob`, `isClaimable`, `claimed`),
+ * written in SQL where a statement applies them to a row it has locked.
+ *
+ * A job's row stays after it is done, with `pending` false, until its widget's throttle
+ * window is over (`purgeExpired` then removes it): the next update of the widget finds the
+ * window on the very row it replaces (migration 5).
+ */
+
+interface JobRow {
+  account_id: string;
+  kind: DeliveryJob['kind'];
+  slug: string;
+  generation: string | number;
+  phase: DeliveryJob['phase'];
+  start_above: string | null;
+  cursor: string;
+  due_at: string | number;
+  created_at: string | number;
+  leased_by: string | null;
+  lease_until: string | number;
+  resumed: number;
+}
+
+const COLUMNS = 'account_id, kind, slug, generation, phase, start_above, cursor, due_at, created_at, leased_by, lease_until, resumed';
+const J_COLUMNS = COLUMNS.split(', ')
+  .map((column) => `j.${column}`)
+  .join(', ');
+
+const toJob = (row: JobRow): DeliveryJob => ({
+  accountId: row.account_id,
+  kind: row.kind,
+  slug: row.slug,
+  generation: num(row.generation),
+  phase: row.phase,
+  startAbove: row.start_above,
+  cursor: row.cursor,
+  dueAt: num(row.due_at),
+  createdAt: num(row.created_at),
+  leasedBy: row.leased_by,
+  leaseUntil: num(row.lease_until),
+  resumed: num(row.resumed),
+});
+
+/**
+ * Core's `startStillOwed` of the row being replaced (`cur`), for a new job of phase
+ * `EXCLUDED.phase`: only an `update` superseding an unfinished job owes a start.
+ */
+const START_STILL_OWED = `CASE
+  WHEN EXCLUDED.phase <> 'update' OR NOT cur.pending THEN NULL
+  WHEN cur.phase = 'start' THEN cur.cursor
+  WHEN cur.start_above IS NULL THEN NULL
+  WHEN cur.cursor > cur.start_above THEN cur.cursor
+  ELSE cur.start_above END`;
+
+/**
+ * The `INSERT` that leaves the job of each row of `source` (a CTE with `account_id` and
+ * `slug`, the content just written) as core's `supersedingJob` says
+ * (docs/contract/durable-delivery.md#durable-supersede), in the content's own statement
+ * (docs/contract/durable-delivery.md#durable-outbox). `kind`, `phase` and `now` are SQL
+ * expressions. A row being replaced is locked and read as it is now, whatever the
+ * statement's snapshot: its `window_until`, set by a claim that committed a moment ago,
+ * holds the new job back (docs/contract/durable-delivery.md#durable-throttle-across-instances).
+ */
+export function upsertJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, returning: string): string {
+  const { kind, phase, now } = values;
+  return `INSERT INTO ${t.deliveryJobs} AS cur
+      (account_id, kind, slug, generation, phase, start_above, cursor, due_at, created_at, leased_by, lease_until, resumed, pending, window_until)
+    SELECT account_id, ${kind}, slug, nextval('${t.deliveryGenerations}'), ${phase}, NULL, '', ${now}, ${now}, NULL, 0, 0, true, 0 FROM ${source}
+    ON CONFLICT (account_id, kind, slug) DO UPDATE SET
+      generation = EXCLUDED.generation,
+      phase = EXCLUDED.phase,
+      start_above = ${START_STILL_OWED},
+      cursor = '',
+      due_at = GREATEST(EXCLUDED.due_at, cur.window_until),
+      created_at = EXCLUDED.created_at,
+      leased_by = NULL,
+      lease_until = 0,
+      resumed = 0,
+      pending = true
+    RETURNING ${returning}`;
+}
+
+/**
+ * Core's `claimed` for the row `j` (parameters: the instance, `now`, `leaseMs`); a widget's
+ * throttle window then runs from `now` (docs/contract/device-api.md#widget-push-throttle).
+ */
+const claimSet = (instance: string, now: string, leaseMs: string): string => `
+  leased_by = ${instance},
+  lease_until = ${now}::bigint + ${leaseMs}::bigint,
+  resumed = j.resumed + CASE WHEN j.leased_by IS NOT NULL AND j.leased_by <> ${instance} THEN 1 ELSE 0 END,
+  window_until = CASE WHEN j.kind = 'widget' THEN ${now}::bigint + ${WIDGET_PUSH_WINDOW_MS} ELSE j.window_until END`;
+
+/** Core's `isClaimable` for the row `j` at `now`, and still pending. */
+const claimable = (now: string): string => `j.pending AND j.due_at <= ${now}::bigint AND j.lease_until <= ${now}::bigint`;
+
+/** The row `ref` names, while `ref` holds it: same generation, leased by the same instance, not done. */
+const HELD = 'account_id = $1 AND kind = $2 AND slug = $3 AND generation = $4 AND leased_by = $5 AND pending';
+const refValues = (ref: DeliveryJobRef): unknown[] => [ref.accountId, ref.kind, ref.slug, ref.generation, ref.instanceId];
+
+/** Oldest due first; generations break ties (both stores order alike). */
+const byDue = (a: DeliveryJob, b: DeliveryJob): number => a.dueAt - b.dueAt || a.generation - b.generation;
+
+const LETTER_COLUMNS = 'account_id, kind, slug, device_id, transport, reason, at';
+
+interface LetterRow {
+  account_id: string;
+  kind: DeadLetter['kind'];
+  slug: string;
+  device_id: string;
+  transport: string;
+  reason: string;
+  at: string | number;
+}
+
+const toLetter = (row: LetterRow): DeadLetter => ({
+  accountId: row.account_id,
+  kind: row.kind,
+  slug: row.slug,
+  deviceId: row.device_id,
+  transport: row.transport,
+  reason: row.reason,
+  at: num(row.at),
+});
+
+export function deliveryJobMethods({ db, t }: Ctx): DeliveryJobStore {
+  // Every fan-out claims, records progress in batches and completes: named statements.
+  const claimOne = prepared(
+    `UPDATE ${t.deliveryJobs} j SET ${claimSet('$5', '$6', '$7')}
+     WHERE j.account_id = $1 AND j.kind = $2 AND j.slug = $3 AND j.generation = $4 AND ${claimable('$6')}
+     RETURNING ${J_COLUMNS}`,
+  );
+  // Rows another claimant has locked are skipped, never waited for
+  // (docs/contract/durable-delivery.md#durable-job-claiming).
+  const claimDue = prepared(
+    `WITH due AS (
+       SELECT j.account_id, j.kind, j.slug FROM ${t.deliveryJobs} j WHERE ${claimable('$2')}
+       ORDER BY j.due_at, j.generation LIMIT $4 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE ${t.deliveryJobs} j SET ${claimSet('$1', '$2', '$3')}
+     FROM due WHERE j.account_id = due.account_id AND j.kind = due.kind AND j.slug = due.slug AND ${claimable('$2')}
+     RETURNING ${J_COLUMNS}`,
+  );
+  const progress = prepared(`UPDATE ${t.deliveryJobs} SET cursor = $6, lease_until = $7::bigint + $8::bigint WHERE ${HELD} AND lease_until > $7`);
+  const complete = prepared(`UPDATE ${t.deliveryJobs} SET pending = false, leased_by = NULL, lease_until = 0 WHERE ${HELD}`);
+  return {
+    async claimDeliveryJob(resource, generation, { instanceId, now, leaseMs }) {
+      const { rows } = await db.query<JobRow>(claimOne, [resource.accountId, resource.kind, resource.slug, generation, instanceId, now, leaseMs]);
+      return rows[0] ? toJob(rows[0]) : null;
+    },
+
+    async claimDueDeliveryJobs({ instanceId, now, leaseMs, limit }) {
+      if (!(limit > 0)) return [];
+      const { rows } = await db.query<JobRow>(claimDue, [instanceId, now, leaseMs, limit]);
+      return rows.map(toJob).sort(byDue);
+    },
+
+    async recordDeliveryProgress(ref, { cursor, now, leaseMs }) {
+      const result = await db.query(progress, [...refValues(ref), cursor, now, leaseMs]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async completeDeliveryJob(ref) {
+      const result = await db.query(complete, refValues(ref));
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    // A handed-back job is not a lapsed one: the next claimant does not count a resume.
+    async releaseDeliveryJob(ref) {
+      await db.query(`UPDATE ${t.deliveryJobs} SET leased_by = NULL, lease_until = 0 WHERE ${HELD}`, refValues(ref));
+    },
+
+    async listDeliveryJobs({ accountId, limit }) {
+      const { rows } = await db.query<JobRow>(
+        `SELECT ${COLUMNS} FROM ${t.deliveryJobs} WHERE pending ${accountId === undefined ? '' : 'AND account_id = $2'}
+         ORDER BY created_at, generation LIMIT $1`,
+        accountId === undefined ? [Math.max(0, limit)] : [Math.max(0, limit), accountId],
+      );
+      return rows.map(toJob);
+    },
+
+    async deliveryJobStats() {
+      const { rows } = await db.query<{ pending: string | number; oldest: string | number | null }>(
+        `SELECT count(*) AS pending, min(created_at) AS oldest FROM ${t.deliveryJobs} WHERE pending`,
+      );
+      const row = rows[0]!;
+      return { pending: num(row.pending), oldestCreatedAt: row.oldest === null ? null : num(row.oldest) };
+    },
+
+    // One statement for the batch, whatever its size.
+    async addDeadLetters(letters) {
+      if (letters.length === 0) return;
+      const column = <K extends keyof DeadLetter>(key: K) => letters.map((letter) => letter[key]);
+      await db.query(
+        `INSERT INTO ${t.deadLetters} (${LETTER_COLUMNS})
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])`,
+        [column('accountId'), column('kind'), column('slug'), column('deviceId'), column('transport'), column('reason'), column('at')],
+      );
+    },
+
+    // Newest first; of two at the same time, the one added later first (as in the memory store).
+    async listDeadLetters({ accountId, limit }) {
+      const { rows } = await db.query<LetterRow>(
+        `SELECT ${LETTER_COLUMNS} FROM ${t.deadLetters} ${accountId === undefined ? '' : 'WHERE account_id = $2'}
+         ORDER BY at DESC, id DESC LIMIT $1`,
+        accountId === undefined ? [Math.max(0, limit)] : [Math.max(0, limit), accountId],
+      );
+      return rows.map(toLetter);
+    },
+  };
+}
