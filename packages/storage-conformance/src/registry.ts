@@ -7,6 +7,7 @@ import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
+import { fcmTokenTests } from './concerns/fcm-tokens.js';
 import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
@@ -47,6 +48,7 @@ export const storageConcerns = {
   apnsRegistrations: { title: 'APNs registrations', define: apnsRegistrationTests },
   deviceStreamSlots: { title: 'device-stream slots', define: deviceStreamSlotTests },
   shareEdges: { title: 'shares with devices of other accounts only', define: shareEdgeTests },
+  fcmTokens: { title: 'FCM tokens', define: fcmTokenTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

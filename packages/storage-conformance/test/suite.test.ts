@@ -40,6 +40,7 @@ describe('runStorageConformance options', () => {
       'apnsRegistrations',
       'deviceStreamSlots',
       'shareEdges',
+      'fcmTokens',
     ]);
   });
 });

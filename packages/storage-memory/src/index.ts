@@ -6,6 +6,7 @@ import { createIfAbsentMethod } from './create-if-absent.js';
 import { credentialMethods } from './credentials.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
+import { fcmMethods } from './fcm.js';
 import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
@@ -32,6 +33,8 @@ export interface MemoryStorageStats {
   apnsRegistrations: number;
   /** Live Activity update tokens, over every device. */
   activityPushTokens: number;
+  /** Devices with an FCM token. */
+  fcmTokens: number;
 }
 
 /** The in-memory `Storage`, plus a look at its size. */
@@ -61,6 +64,7 @@ function stats(state: MemoryState): MemoryStorageStats {
     deliveryClaims: state.claims.size,
     apnsRegistrations: state.apns.size,
     activityPushTokens: sum([...state.activityPushTokens.values()].map((tokens) => tokens.size)),
+    fcmTokens: state.fcmTokens.size,
   };
 }
 
@@ -91,6 +95,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...throttleMethods(state),
     ...webhookMethods(state),
     ...apnsMethods(state),
+    ...fcmMethods(state),
     async purgeExpired({ now, batch }) {
       return purgeExpired(state, now, batch);
     },

@@ -19,6 +19,7 @@ const empty: MemoryStorageStats = {
   deliveryClaims: 0,
   apnsRegistrations: 0,
   activityPushTokens: 0,
+  fcmTokens: 0,
 };
 
 describe('memory storage', () => {
@@ -47,10 +48,12 @@ describe('memory storage', () => {
     await storage.appendEvent('acme', event(T0));
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
     await storage.acquireDeviceStreamSlot('acme-phone', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
+    await storage.setFcmToken('acme-phone', 'acme-phone:fcm');
+    await storage.setFcmToken('other-phone', 'other-phone:fcm');
 
     await storage.deleteAccount('acme');
 
-    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1 });
+    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1, fcmTokens: 1 });
     await storage.deleteAccount('other');
     expect(storage.stats()).toEqual(empty);
   });

@@ -180,6 +180,18 @@ const MIGRATIONS: Migration[] = [
       `DELETE FROM ${t.widgetShares} s USING ${t.devices} d WHERE d.id = s.device_id AND d.account_id = s.account_id`,
     ],
   },
+  {
+    version: 4,
+    name: 'fcm tokens',
+    // One FCM registration token per device, gone with the device (the cascade) or with its
+    // credential (`upsertDevice` deletes it when the token hash or account changes).
+    statements: (t) => [
+      `CREATE TABLE ${t.fcmTokens} (
+        device_id text PRIMARY KEY REFERENCES ${t.devices} (id) ON DELETE CASCADE,
+        token text NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** The newest migration version this package knows. */
