@@ -231,7 +231,8 @@ describe.each(stores)('requests generated from /openapi.json, on %s storage', (s
         { ...settings, numRuns: Math.ceil(RUNS / 2) },
       );
     }
-  });
+    // Every request body of the document in one test: its time grows with the routes.
+  }, 90_000);
 
   it('the cases the issue names: {"content":{}} for a switchboard widget, an empty header name, an empty subject filter', async () => {
     const widget = bodyCases(doc).find((bodyCase) => bodyCase.path === '/widget/w-switchboard')!;
