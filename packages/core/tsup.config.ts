@@ -6,7 +6,7 @@ export default defineConfig(
     index: 'src/index.ts',
     'storage/index': 'src/storage/index.ts',
     'adapter/index': 'src/adapter.ts',
-    'schemas/index': 'src/schemas/index.ts',
+    'schemas/index': 'src/schemas/public.ts',
     'verify/index': 'src/webhooks/verify.ts',
   }),
 );

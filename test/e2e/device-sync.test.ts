@@ -8,6 +8,9 @@ import { createManualClock, type ManualClock } from '../support/manual-clock.js'
 
 const HEX = 'aBcDeF0123456789'.repeat(4); // 64 characters, mixed case
 const HEX2 = '0f'.repeat(40);
+/** FCM registration tokens as Firebase hands them out: mixed case, `:`, `_` and `-`. */
+const FCM = `dQw4w9WgXcQ-AbC_12:APA91b${'Fq7_kZ-'.repeat(20)}`;
+const FCM2 = `eRt5y6UiOp_XyZ-34:APA91b${'hB2-Lm_'.repeat(20)}`;
 
 describe.each(adapters)('device sync API through %s', (adapter) => {
   let api: ApiServer;
@@ -114,6 +117,87 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     expect((await request(api, 'DELETE', '/device/push')).status).toBe(401);
   });
 
+  describe('PUT and DELETE /device/fcm (docs/contract/device-api.md#device-fcm-register, docs/contract/device-api.md#device-fcm-remove)', () => {
+    it('204; the token stored exactly as sent and replaced by the next; DELETE removes it (204, also again)', async () => {
+      const put = await device('PUT', '/fcm', { body: { token: FCM } });
+      expect(put.status).toBe(204);
+      expect(put.body).toBeNull();
+      expect(await api.storage.getFcmToken('acme-phone')).toBe(FCM);
+      expect((await device('PUT', '/fcm', { body: { token: FCM2 } })).status).toBe(204);
+      expect(await api.storage.getFcmToken('acme-phone')).toBe(FCM2);
+      expect(await api.storage.getFcmToken('guest-phone')).toBeNull();
+      const removed = await device('DELETE', '/fcm');
+      expect(removed.status).toBe(204);
+      expect(removed.body).toBeNull();
+      expect(await api.storage.getFcmToken('acme-phone')).toBeNull();
+      expect((await device('DELETE', '/fcm')).status).toBe(204);
+    });
+
+    it('422 field errors: token required, 1 to 4096 of A-Z a-z 0-9 : _ -, no coercion, unknown fields refused', async () => {
+      const cases: [unknown, { loc: (string | number)[]; type: string }[]][] = [
+        [{}, [{ loc: ['body', 'token'], type: 'missing' }]],
+        [{ token: '' }, [{ loc: ['body', 'token'], type: 'string_too_short' }]],
+        [{ token: 'a'.repeat(4097) }, [{ loc: ['body', 'token'], type: 'string_too_long' }]],
+        [{ token: 'abc def' }, [{ loc: ['body', 'token'], type: 'string_pattern_mismatch' }]],
+        [{ token: 'abc/def+ghi=' }, [{ loc: ['body', 'token'], type: 'string_pattern_mismatch' }]],
+        [{ token: 'jeton-été' }, [{ loc: ['body', 'token'], type: 'string_pattern_mismatch' }]],
+        [{ token: 12345 }, [{ loc: ['body', 'token'], type: 'string_type' }]],
+        [{ token: null }, [{ loc: ['body', 'token'], type: 'string_type' }]],
+        [{ token: FCM, environment: 'production' }, [{ loc: ['body', 'environment'], type: 'extra_forbidden' }]],
+        [[], [{ loc: ['body'], type: 'dict_type' }]],
+      ];
+      for (const [body, expected] of cases) {
+        const reply = await device('PUT', '/fcm', { body });
+        expect(reply.status, JSON.stringify(body)).toBe(422);
+        expect(
+          reply.body.detail.map(({ loc, type }: { loc: unknown; type: unknown }) => ({ loc, type })),
+          JSON.stringify(body),
+        ).toEqual(expected);
+      }
+      expect(await api.storage.getFcmToken('acme-phone')).toBeNull();
+      // 1 and 4096 characters are accepted, every allowed character among them.
+      for (const token of ['x', `${'AZaz09:_-'.repeat(455)}z`]) {
+        expect((await device('PUT', '/fcm', { body: { token } })).status, `${token.length} characters`).toBe(204);
+        expect(await api.storage.getFcmToken('acme-phone')).toBe(token);
+      }
+    });
+
+    it('refuses a body as the rest of the device API does: 415, 413, 422 json_invalid and string_unicode, 401 first', async () => {
+      expect((await device('PUT', '/fcm', { raw: JSON.stringify({ token: FCM }), contentType: 'text/plain' })).status).toBe(415);
+      const big = await device('PUT', '/fcm', { raw: JSON.stringify({ token: FCM, pad: 'x'.repeat(70_000) }) });
+      expect(big.status).toBe(413);
+      expect(big.body).toEqual({ detail: 'Request body too large' });
+      const bad = await device('PUT', '/fcm', { raw: '{"token":' });
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].type).toBe('json_invalid');
+      const nul = await device('PUT', '/fcm', { raw: '{"token":"abc\\u0000def"}' });
+      expect(nul.status).toBe(422);
+      expect(nul.body.detail[0].type).toBe('string_unicode');
+      for (const [method, body] of [
+        ['PUT', { token: FCM }],
+        ['DELETE', undefined],
+      ] as const) {
+        const unauthorized = await request(api, method, '/device/fcm', { body });
+        expect(unauthorized.status, method).toBe(401);
+        expect(unauthorized.body).toEqual({ detail: 'Could not validate credentials' });
+        // A publisher token is not a device token.
+        expect((await request(api, method, '/device/fcm', { authorization: `Device ${f.acme}`, body })).status, method).toBe(401);
+        expect((await request(api, method, '/device/fcm', { authorization: `Token ${f.acme}`, body })).status, method).toBe(401);
+      }
+      expect(await api.storage.getFcmToken('acme-phone')).toBeNull();
+    });
+
+    it('APNs and FCM tokens are apart: DELETE /device/push keeps the FCM token, DELETE /device/fcm the APNs tokens', async () => {
+      await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX2 } });
+      await device('PUT', '/fcm', { body: { token: FCM } });
+      expect((await device('DELETE', '/push')).status).toBe(204);
+      expect(await api.storage.getFcmToken('acme-phone')).toBe(FCM);
+      await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX2 } });
+      expect((await device('DELETE', '/fcm')).status).toBe(204);
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: HEX2 });
+    });
+  });
+
   describe('PUT and DELETE /device/activities/{owner}/{slug}/push', () => {
     it('stores the update token lower case (204); DELETE forgets it (204, also when there is none)', async () => {
       expect((await device('PUT', '/activities/acme/build/push', { body: { token: HEX } })).status).toBe(204);
@@ -206,13 +290,17 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     expect((await device('GET', '/activities', { token: f.guestToken })).body).toEqual({ activities: [] });
   });
 
-  it('a device that is removed or whose token is rotated (registered again) loses its registrations', async () => {
+  it('a device that is removed or whose token is rotated (registered again) loses its registrations (docs/contract/device-api.md#device-fcm-follows-token)', async () => {
     await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX } });
     await device('PUT', '/activities/acme/build/push', { body: { token: HEX2 } });
+    await device('PUT', '/fcm', { body: { token: FCM } });
     await api.tilecast.management.registerDevice({ id: 'acme-phone', account: 'acme' });
     expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
     expect(await api.storage.getActivityPushToken('acme-phone', 'acme', 'build')).toBeNull();
+    expect(await api.storage.getFcmToken('acme-phone')).toBeNull();
     expect((await device('PUT', '/push', { body: { environment: 'sandbox' } })).status).toBe(401); // the old token is gone
+    expect((await device('PUT', '/fcm', { body: { token: FCM } })).status).toBe(401);
+    expect(await api.storage.getFcmToken('acme-phone')).toBeNull();
   });
 
   it('a registration in flight while the token is rotated or the device removed is refused (401) and leaves nothing behind', async () => {
@@ -224,8 +312,10 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     for (const [what, path, body] of [
       [rotate, '/push', { environment: 'sandbox', widgets: HEX }],
       [rotate, '/activities/acme/build/push', { token: HEX2 }],
+      [rotate, '/fcm', { token: FCM }],
       [remove, '/push', { environment: 'sandbox', push_to_start: HEX }],
       [remove, '/activities/acme/build/push', { token: HEX2 }],
+      [remove, '/fcm', { token: FCM }],
     ] as const) {
       await store.upsertDevice(phone); // the phone as the fixture registered it
       changeAfterAuthentication(what);
@@ -233,6 +323,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       expect(reply.status, `${what.name} ${path}`).toBe(401);
       expect(await store.getApnsRegistration(phone.id)).toBeNull();
       expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBeNull();
+      expect(await store.getFcmToken(phone.id)).toBeNull();
     }
   });
 
@@ -252,5 +343,21 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
     expect(await store.getApnsRegistration(phone.id)).toEqual({ environment: 'production', pushToStart: null, widgets: HEX2 });
     expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBe(HEX2);
+  });
+
+  it("an FCM removal in flight while the token is rotated is refused (401) and leaves the new app's token", async () => {
+    // The old app's DELETE /device/fcm authenticates; then the phone's token is rotated and
+    // the new app registers its FCM token, through another instance, before the removal.
+    const { store, changeAfterAuthentication } = await restartRacing();
+    const phone = (await store.getDevice('acme-phone'))!;
+    const rotated = { ...phone, tokenHash: randomBytes(32).toString('hex') };
+    changeAfterAuthentication(async () => {
+      await store.upsertDevice(rotated);
+      await store.setFcmToken(phone.id, FCM2);
+    });
+    const reply = await device('DELETE', '/fcm');
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
+    expect(await store.getFcmToken(phone.id)).toBe(FCM2);
   });
 });

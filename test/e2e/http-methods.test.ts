@@ -128,6 +128,7 @@ describe.each(adapters)('HTTP methods through %s', (adapter) => {
       ['/widget/lights/webhooks', ['PUT', 'GET', 'HEAD', 'DELETE']],
       ['/widget/lights', ['PATCH']],
       ['/device/presses', ['POST']],
+      ['/device/fcm', ['PUT', 'DELETE']],
     ];
     // CONNECT never reaches a route: Node hands it to the server's `connect` listener.
     const methods = METHODS.filter((method) => method !== 'CONNECT');

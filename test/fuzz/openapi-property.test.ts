@@ -6,7 +6,7 @@
  * through the node-http adapter (the adapters translate the same answers: test/adapters).
  *
  * Covered: the bodies of `PATCH /activity/{id}`, `PATCH /widget/{slug}` (every template),
- * `PUT /widget/{slug}/webhooks`, `PUT /device/push`, `PUT /device/activities/{owner}/{slug}/push`,
+ * `PUT /widget/{slug}/webhooks`, `PUT /device/push`, `PUT /device/fcm`, `PUT /device/activities/{owner}/{slug}/push`,
  * and the `subject` filter of `GET /events` (asked with `HEAD`, which checks the filters as
  * the `GET` does and opens no stream: a property run would otherwise meet the 4-stream
  * limit). Not covered: `POST /device/presses`, whose fields name the widget's current
@@ -109,6 +109,7 @@ function bodyCases(doc: OpenApi): BodyCase[] {
       accepted: [200],
     },
     { name: 'PUT /device/push', method: 'PUT', path: '/device/push', schema: bodyOf('/device/push', 'put'), auth: 'device', accepted: [204] },
+    { name: 'PUT /device/fcm', method: 'PUT', path: '/device/fcm', schema: bodyOf('/device/fcm', 'put'), auth: 'device', accepted: [204] },
     {
       name: 'PUT /device/activities/{owner}/{slug}/push',
       method: 'PUT',
@@ -230,7 +231,8 @@ describe.each(stores)('requests generated from /openapi.json, on %s storage', (s
         { ...settings, numRuns: Math.ceil(RUNS / 2) },
       );
     }
-  });
+    // Every request body of the document in one test: its time grows with the routes.
+  }, 90_000);
 
   it('the cases the issue names: {"content":{}} for a switchboard widget, an empty header name, an empty subject filter', async () => {
     const widget = bodyCases(doc).find((bodyCase) => bodyCase.path === '/widget/w-switchboard')!;

@@ -1,3 +1,4 @@
+import { wrap } from '@tilecast/cli/text';
 import { SETTINGS } from './settings.js';
 
 const WIDTH = 100;
@@ -24,20 +25,4 @@ export function helpText(): string {
     'problem.',
     '',
   ].join('\n');
-}
-
-/** Breaks `text` at spaces into lines of at most `width` characters (a longer word stays whole). */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines;
 }

@@ -1,5 +1,9 @@
 import type { Command } from './command.js';
 import { EXIT } from './errors.js';
+import { wrap } from './text.js';
+
+/** Width of a paragraph of help text. */
+const WIDTH = 96;
 
 /** The options every command takes. */
 export const GLOBAL_OPTIONS = {
@@ -30,7 +34,9 @@ export function topHelp(commands: readonly Command[]): string {
   return [
     'Usage: tilecast <command> [arguments] [options]',
     '',
-    wrap("The admin command of a Tilecast deployment on PostgreSQL: it works on the deployment's database (DATABASE_URL) through the core's management API."),
+    paragraph(
+      "The admin command of a Tilecast deployment on PostgreSQL: it works on the deployment's database (DATABASE_URL) through the core's management API.",
+    ),
     '',
     'Commands:',
     ...commands.map((c) => `  ${usageLine(c).padEnd(width)}  ${c.summary}`),
@@ -65,7 +71,7 @@ export function commandHelp(command: Command): string {
   return [
     `Usage: tilecast ${usageLine(command)}${Object.keys(command.options).length > 0 ? ' [options]' : ''} [--json] [--schema <name>]`,
     '',
-    wrap(command.description ?? `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`),
+    paragraph(command.description ?? `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`),
     ...(args.length > 0 ? ['', 'Arguments:', ...args.map(([name, help]) => `  ${name.padEnd(width)}${help}`)] : []),
     '',
     optionLines({ ...command.options, ...GLOBAL_OPTIONS }, 'Options:'),
@@ -92,17 +98,7 @@ function optionLines(options: Record<string, { value?: string; help: string }>, 
   return [title, ...rows.map(([flag, help]) => `  ${flag!.padEnd(width)}${help}`)].join('\n');
 }
 
-/** Paragraph text in lines of at most `width` characters (a longer word stays whole). */
-function wrap(text: string, width = 96): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  return [...lines, line].join('\n');
+/** A paragraph of help text, in lines of at most {@link WIDTH} characters. */
+function paragraph(text: string): string {
+  return wrap(text, WIDTH).join('\n');
 }

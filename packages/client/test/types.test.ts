@@ -8,6 +8,7 @@ import type { InferInput, InferOutput } from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { createClient, type ActivityEcho, type WidgetContent, type WidgetEcho } from '../src/index.js';
 import type * as client from '../src/content.js';
+import type { ActivityContentEcho as CoreActivityContentEcho } from '../../core/src/schemas/echo.js';
 import type { WebhookEntryInput, WebhookMapOutput } from '../../core/src/webhooks/map-schema.js';
 import type { WebhookEntry, WebhookMap } from '../src/webhooks.js';
 
@@ -82,7 +83,7 @@ describe('types', () => {
     expectTypeOf<core.SwitchboardWidgetOutput>().toExtend<client.WidgetContentEcho<'switchboard'>>();
     expectTypeOf<core.EnergyWidgetOutput>().toExtend<client.WidgetContentEcho<'energy'>>();
     expectTypeOf<core.BudgetWidgetOutput>().toExtend<client.WidgetContentEcho<'budget'>>();
-    expectTypeOf<core.ActivityContentEcho>().toExtend<client.ActivityContentEcho>();
+    expectTypeOf<CoreActivityContentEcho>().toExtend<client.ActivityContentEcho>();
   });
 
   it('match the webhook map endpoints', () => {

@@ -9,6 +9,7 @@ import { deadLetterTests } from './concerns/dead-letters.js';
 import { deliveryJobTests } from './concerns/delivery-jobs.js';
 import { deviceTests } from './concerns/devices.js';
 import { eventTests } from './concerns/events.js';
+import { fcmTokenTests } from './concerns/fcm-tokens.js';
 import { listingTests } from './concerns/listings.js';
 import { pressDedupTests } from './concerns/press-dedup.js';
 import { pressNoteTests } from './concerns/press-notes.js';
@@ -49,6 +50,7 @@ export const storageConcerns = {
   apnsRegistrations: { title: 'APNs registrations', define: apnsRegistrationTests },
   deviceStreamSlots: { title: 'device-stream slots', define: deviceStreamSlotTests },
   shareEdges: { title: 'shares with devices of other accounts only', define: shareEdgeTests },
+  fcmTokens: { title: 'FCM tokens', define: fcmTokenTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

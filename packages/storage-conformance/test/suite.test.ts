@@ -41,6 +41,7 @@ describe('runStorageConformance options', () => {
       'apnsRegistrations',
       'deviceStreamSlots',
       'shareEdges',
+      'fcmTokens',
     ]);
   });
 });

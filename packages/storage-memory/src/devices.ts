@@ -1,5 +1,6 @@
 import type { DeviceStore } from '@tilecast/core/storage';
 import { forgetApnsOf } from './apns.js';
+import { forgetFcmOf } from './fcm.js';
 import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
 function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
@@ -17,7 +18,7 @@ function unshareAll(state: MemoryState, deviceId: string): void {
   state.sharesByDevice.delete(deviceId);
 }
 
-/** Removes a device, its token index entry, every share naming it, its APNs tokens and stream slots. */
+/** Removes a device, its token index entry, every share naming it, its APNs and FCM tokens and stream slots. */
 export function removeDevice(state: MemoryState, deviceId: string): boolean {
   const device = state.devices.get(deviceId);
   if (!device) return false;
@@ -26,6 +27,7 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
   unlinkFromAccount(state, device.accountId, deviceId);
   unshareAll(state, deviceId);
   forgetApnsOf(state, deviceId);
+  forgetFcmOf(state, deviceId);
   state.deviceStreamSlots.delete(deviceId);
   return true;
 }
@@ -40,10 +42,12 @@ export function deviceMethods(state: MemoryState): DeviceStore {
       }
       const previous = state.devices.get(device.id);
       if (previous) {
-        // A rotated token or a moved device loses its APNs registrations (docs/contract/device-api.md#device-registrations-follow-token)
-        // and its stream slots (docs/contract/device-api.md#device-stream-slot-release); a moved device also loses the shares made for its old account.
+        // A rotated token or a moved device loses its APNs registrations (docs/contract/device-api.md#device-registrations-follow-token),
+        // its FCM token (docs/contract/device-api.md#device-fcm-follows-token) and its stream slots
+        // (docs/contract/device-api.md#device-stream-slot-release); a moved device also loses the shares made for its old account.
         if (previous.tokenHash !== device.tokenHash || previous.accountId !== device.accountId) {
           forgetApnsOf(state, device.id);
+          forgetFcmOf(state, device.id);
           state.deviceStreamSlots.delete(device.id);
         }
         if (previous.accountId !== device.accountId) unshareAll(state, device.id);

@@ -7,6 +7,7 @@ import { credentialMethods } from './credentials.js';
 import { deliveryJobMethods } from './delivery-jobs.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
+import { fcmMethods } from './fcm.js';
 import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { pressMethods } from './presses.js';
 import { purgeExpired } from './purge.js';
@@ -34,6 +35,8 @@ export interface MemoryStorageStats {
   apnsRegistrations: number;
   /** Live Activity update tokens, over every device. */
   activityPushTokens: number;
+  /** Devices with an FCM token. */
+  fcmTokens: number;
 }
 
 /** The in-memory `Storage`, plus a look at its size. */
@@ -64,6 +67,7 @@ function stats(state: MemoryState): MemoryStorageStats {
     deadLetters: state.deadLetters.size,
     apnsRegistrations: state.apns.size,
     activityPushTokens: sum([...state.activityPushTokens.values()].map((tokens) => tokens.size)),
+    fcmTokens: state.fcmTokens.size,
   };
 }
 
@@ -94,6 +98,7 @@ export function createMemoryStorage(): MemoryStorage {
     ...deliveryJobMethods(state),
     ...webhookMethods(state),
     ...apnsMethods(state),
+    ...fcmMethods(state),
     async purgeExpired({ now, batch }) {
       return purgeExpired(state, now, batch);
     },

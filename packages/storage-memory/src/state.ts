@@ -86,6 +86,8 @@ export interface MemoryState {
   apns: Map<string, ApnsRegistration>;
   /** deviceId → `pairKey(accountId, slug)` of an activity → its update token on the device. */
   activityPushTokens: Map<string, Map<string, string>>;
+  /** deviceId → its FCM registration token. */
+  fcmTokens: Map<string, string>;
 }
 
 /**
@@ -134,6 +136,7 @@ export function createState(): MemoryState {
     claimOrder: newExpiryOrder(),
     apns: new Map(),
     activityPushTokens: new Map(),
+    fcmTokens: new Map(),
   };
 }
 

@@ -21,6 +21,7 @@ const empty: MemoryStorageStats = {
   deadLetters: 0,
   apnsRegistrations: 0,
   activityPushTokens: 0,
+  fcmTokens: 0,
 };
 
 describe('memory storage', () => {
@@ -51,12 +52,14 @@ describe('memory storage', () => {
     await storage.appendEvent('acme', event(T0));
     await storage.acquireEventStreamSlot('acme', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
     await storage.acquireDeviceStreamSlot('acme-phone', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
+    await storage.setFcmToken('acme-phone', 'acme-phone:fcm');
+    await storage.setFcmToken('other-phone', 'other-phone:fcm');
 
     expect(storage.stats().deliveryJobs).toBe(3);
 
     await storage.deleteAccount('acme');
 
-    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1, deliveryJobs: 1 });
+    expect(storage.stats()).toEqual({ ...empty, accounts: 1, widgets: 1, devices: 1, deliveryJobs: 1, fcmTokens: 1 });
     await storage.deleteAccount('other');
     expect(storage.stats()).toEqual(empty);
   });

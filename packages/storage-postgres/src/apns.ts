@@ -1,5 +1,5 @@
 import type { ApnsEnvironment, ApnsRegistration, ApnsStore } from '@tilecast/core/storage';
-import { type Ctx, isForeignKeyViolation } from './db.js';
+import { type Ctx, insertedAny } from './db.js';
 
 interface RegistrationRow {
   environment: ApnsEnvironment;
@@ -12,16 +12,6 @@ const toRegistration = (row: RegistrationRow): ApnsRegistration => ({
   pushToStart: row.push_to_start,
   widgets: row.widgets,
 });
-
-/** An insert whose parent row (device, activity) went away meanwhile wrote nothing: false. */
-async function insertedAny(insert: Promise<{ rowCount?: number | null }>): Promise<boolean> {
-  try {
-    return ((await insert).rowCount ?? 0) > 0;
-  } catch (error) {
-    if (isForeignKeyViolation(error)) return false;
-    throw error;
-  }
-}
 
 export function apnsMethods({ db, t }: Ctx): ApnsStore {
   return {

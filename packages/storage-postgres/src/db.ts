@@ -74,6 +74,7 @@ export interface Tables {
   webhookClaims: string;
   apnsRegistrations: string;
   apnsActivityTokens: string;
+  fcmTokens: string;
   deliveryJobs: string;
   /** The sequence every job generation is drawn from. */
   deliveryGenerations: string;
@@ -102,6 +103,7 @@ export function tables(schema: string): Tables {
     webhookClaims: `${q}.webhook_claims`,
     apnsRegistrations: `${q}.apns_registrations`,
     apnsActivityTokens: `${q}.apns_activity_tokens`,
+    fcmTokens: `${q}.fcm_tokens`,
     deliveryJobs: `${q}.delivery_jobs`,
     deliveryGenerations: `${q}.delivery_generations`,
     deadLetters: `${q}.dead_letters`,
@@ -164,6 +166,16 @@ export const isUniqueViolation = (error: unknown, constraint: string): boolean =
 
 /** A row's foreign key no longer found its parent (a device or activity removed meanwhile). */
 export const isForeignKeyViolation = (error: unknown): boolean => errorCode(error) === '23503';
+
+/** An insert whose parent row (device, activity) went away meanwhile wrote nothing: false. */
+export async function insertedAny(insert: Promise<{ rowCount?: number | null }>): Promise<boolean> {
+  try {
+    return ((await insert).rowCount ?? 0) > 0;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) return false;
+    throw error;
+  }
+}
 
 /** Numbers come back as strings (`bigint` in pg) or bigints (PGlite): normalise. */
 export const num = (value: unknown): number => Number(value);

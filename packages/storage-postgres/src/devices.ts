@@ -13,7 +13,8 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
   return {
     async upsertDevice(device) {
       try {
-        // A rotated token or a moved device loses its APNs registrations and stream slots; a
+        // A rotated token or a moved device loses its APNs registrations, its FCM token
+        // (docs/contract/device-api.md#device-fcm-follows-token) and its stream slots; a
         // moved device also loses the shares made for its old account. The device row is
         // locked first, in a statement of its own: a registration or share write in flight
         // (which holds it FOR SHARE) has then committed, and the next statement's snapshot
@@ -31,6 +32,7 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
            ),
            registrations AS (DELETE FROM ${t.apnsRegistrations} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)),
            leases AS (DELETE FROM ${t.deviceStreamLeases} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)),
+           fcm AS (DELETE FROM ${t.fcmTokens} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)),
            shares AS (DELETE FROM ${t.widgetShares} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM moved))
            DELETE FROM ${t.apnsActivityTokens} WHERE device_id = $1 AND EXISTS (SELECT 1 FROM changed)`,
             [device.id, device.accountId, device.tokenHash],
@@ -42,7 +44,7 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
       }
     },
 
-    // Shares and APNs registrations naming the device go with it (ON DELETE CASCADE), its
+    // Shares, APNs registrations and the FCM token of the device go with it (ON DELETE CASCADE), its
     // stream slots in the same statement.
     async deleteDevice(deviceId) {
       const result = await db.query(

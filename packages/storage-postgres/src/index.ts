@@ -10,6 +10,7 @@ import { type Ctx, DEFAULT_SCHEMA, type PoolLike, eventChannel, tables } from '.
 import { type Deadlines, DEFAULT_DEADLINES, guardedPool, readDeadlines } from './deadlines.js';
 import { deviceMethods } from './devices.js';
 import { eventMethods } from './events.js';
+import { fcmMethods } from './fcm.js';
 import { deviceStreamSlotMethods, eventStreamSlotMethods } from './stream-slots.js';
 import { EventListener, type ListenClient } from './listener.js';
 import { pressMethods } from './presses.js';
@@ -147,6 +148,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     ...deliveryJobMethods(ctx),
     ...webhookMethods(ctx),
     ...apnsMethods(ctx),
+    ...fcmMethods(ctx),
     async purgeExpired({ now, batch }) {
       return purgeExpired(ctx, now, batch);
     },

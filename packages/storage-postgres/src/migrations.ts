@@ -181,6 +181,18 @@ const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 4,
+    name: 'fcm tokens',
+    // One FCM registration token per device, gone with the device (the cascade) or with its
+    // credential (`upsertDevice` deletes it when the token hash or account changes).
+    statements: (t) => [
+      `CREATE TABLE ${t.fcmTokens} (
+        device_id text PRIMARY KEY REFERENCES ${t.devices} (id) ON DELETE CASCADE,
+        token text NOT NULL
+      )`,
+    ],
+  },
+  {
     version: 5,
     name: 'delivery jobs and dead letters',
     statements: (t) => [

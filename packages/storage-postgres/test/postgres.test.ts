@@ -64,21 +64,23 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('migrations', () => {
     it('are versioned and idempotent', async () => {
       const schema = newSchema('mig');
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3, 4, 5], version: 5 });
       expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 5 });
       const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3, 5]);
+      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('upgrade a version 1 schema with data to APNs registrations (version 2)', async () => {
       const schema = newSchema('mig2');
       await migrate(backend.admin, { schema });
-      // Back to version 1 as released: without the tables of versions 2, 3 and 5.
+      // Back to version 1 as released: without the tables of versions 2 to 5.
       await undoVersion5(schema);
-      await backend.admin.query(`DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations, "${schema}".device_stream_leases`);
+      await backend.admin.query(
+        `DROP TABLE "${schema}".apns_activity_tokens, "${schema}".apns_registrations, "${schema}".device_stream_leases, "${schema}".fcm_tokens`,
+      );
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3, 4, 5], version: 5 });
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
       expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
@@ -88,10 +90,10 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
     it("upgrade a version 2 schema to device-stream leases (version 3), dropping the shares with devices of the widget's own account", async () => {
       const schema = newSchema('mig3');
       await migrate(backend.admin, { schema });
-      // Back to version 2 as released: without the tables of versions 3 and 5, and with shares it allowed.
+      // Back to version 2 as released: without the tables of versions 3 to 5, and with shares it allowed.
       await undoVersion5(schema);
-      await backend.admin.query(`DROP TABLE "${schema}".device_stream_leases`);
-      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 3`);
+      await backend.admin.query(`DROP TABLE "${schema}".device_stream_leases, "${schema}".fcm_tokens`);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       await store.putWidget({ accountId: 'acme', slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('own-phone', 'acme', $1), ('guest-phone', 'guest', $2)`, [
@@ -101,10 +103,30 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await backend.admin.query(
         `INSERT INTO "${schema}".widget_shares (account_id, slug, device_id) VALUES ('acme', 'lights', 'own-phone'), ('acme', 'lights', 'guest-phone')`,
       );
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3, 4, 5], version: 5 });
       expect(await store.listWidgetShares('acme', 'lights')).toEqual(['guest-phone']);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'slot', { max: 1, now: 1, ttlMs: 1_000 })).toBe(true);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'other', { max: 1, now: 1, ttlMs: 1_000 })).toBe(false);
+    });
+
+    it('upgrade a version 3 schema with devices and APNs registrations to FCM tokens (version 4)', async () => {
+      const schema = newSchema('mig4');
+      await migrate(backend.admin, { schema });
+      // Back to version 3 as released: without the tables of versions 4 and 5.
+      await undoVersion5(schema);
+      await backend.admin.query(`DROP TABLE "${schema}".fcm_tokens`);
+      await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 4`);
+      await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
+      const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
+      expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [4, 5], version: 5 });
+      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
+      expect(await store.getFcmToken('phone')).toBeNull();
+      expect(await store.setFcmToken('phone', 'fcm:Token_1-a')).toBe(true);
+      expect(await store.getFcmToken('phone')).toBe('fcm:Token_1-a');
+      expect(await store.deleteDevice('phone')).toBe(true);
+      const { rows } = await backend.admin.query(`SELECT 1 FROM "${schema}".fcm_tokens`);
+      expect(rows).toEqual([]);
     });
 
     it('upgrade a version 3 schema to delivery jobs and dead letters (version 5), dropping the throttle windows', async () => {
@@ -142,7 +164,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const schema = newSchema('migc');
       const pools = Array.from({ length: 4 }, () => backend.newPool());
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 5], version: 5 }]);
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5], version: 5 }]);
       expect(results.every((r) => r.version === 5)).toBe(true);
     });
 

@@ -1,13 +1,14 @@
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
-import { activityPushToken, pushRegistration, validate } from '../schemas/index.js';
+import { activityPushToken, fcmRegistration, pushRegistration, validate } from '../schemas/index.js';
 import type { DeviceIdentity, DeviceRecord } from '../storage/records.js';
 import { type DeviceActivity, type DeviceWidget, deviceActivity, deviceWidget } from '../transport/pushes.js';
 
 /**
- * The device sync API (docs/contract/device-api.md#device-sync-api): the APNs tokens a phone registers, and what a
- * widget extension or a relaunched app reads. Every write goes to the store after
- * validation only: tokens are hex (so always holdable) and stored lower case.
+ * The device sync API (docs/contract/device-api.md#device-sync-api): the APNs and FCM tokens a phone registers, and
+ * what a widget extension or a relaunched app reads. Every write goes to the store after
+ * validation only: APNs tokens are hex and stored lower case, FCM tokens ASCII kept as
+ * given (so both are always holdable).
  */
 
 /** `PUT /device/push`. */
@@ -30,6 +31,22 @@ export async function removePush(context: TilecastContext, device: DeviceRecord)
   const removed = await context.storage.removeApnsRegistration(device.id, { ifDevice: identityOf(device) });
   // The device was removed, or its token rotated, since it authenticated: a stale app's
   // request must not remove what the new app registered.
+  if (!removed) fail({ kind: 'unauthorized' });
+}
+
+/** `PUT /device/fcm` (docs/contract/device-api.md#device-fcm-register): the token is stored as given, case and all. */
+export async function registerFcm(context: TilecastContext, device: DeviceRecord, body: unknown): Promise<void> {
+  const parsed = validate(fcmRegistration, body, ['body']);
+  if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
+  const written = await context.storage.setFcmToken(device.id, parsed.output.token, { ifDevice: identityOf(device) });
+  // As for `PUT /device/push`: credentials rotated or removed since the request authenticated.
+  if (!written) fail({ kind: 'unauthorized' });
+}
+
+/** `DELETE /device/fcm` (docs/contract/device-api.md#device-fcm-remove): `204` also when there was none. */
+export async function removeFcm(context: TilecastContext, device: DeviceRecord): Promise<void> {
+  const removed = await context.storage.removeFcmToken(device.id, { ifDevice: identityOf(device) });
+  // As for `DELETE /device/push`: a stale app's request must not remove the new app's token.
   if (!removed) fail({ kind: 'unauthorized' });
 }
 

@@ -9,7 +9,9 @@ import {
   listDeviceActivities,
   listDeviceWidgets,
   registerActivityToken,
+  registerFcm,
   registerPush,
+  removeFcm,
   removePush,
 } from '../devices/sync.js';
 
@@ -27,6 +29,18 @@ export const putDevicePush: RouteHandler<TilecastContext> = async (context, requ
 export const deleteDevicePush: RouteHandler<TilecastContext> = async (context, request) => {
   const device = await authenticateDevice(context.authenticateDevice, request);
   return removePush(context, device).then(noContent);
+};
+
+/** `PUT /device/fcm` */
+export const putDeviceFcm: RouteHandler<TilecastContext> = async (context, request) => {
+  const device = await authenticateDevice(context.authenticateDevice, request);
+  return registerFcm(context, device, await readJsonBody(request)).then(noContent);
+};
+
+/** `DELETE /device/fcm` */
+export const deleteDeviceFcm: RouteHandler<TilecastContext> = async (context, request) => {
+  const device = await authenticateDevice(context.authenticateDevice, request);
+  return removeFcm(context, device).then(noContent);
 };
 
 /** `PUT /device/activities/{owner}/{slug}/push` */

@@ -3,11 +3,13 @@ import type { Route } from '../http/router.js';
 import { deleteWebhooks } from './delete-webhooks.js';
 import {
   deleteActivityPush,
+  deleteDeviceFcm,
   deleteDevicePush,
   getDeviceActivities,
   getDeviceWidgets,
   getOneDeviceWidget,
   putActivityPush,
+  putDeviceFcm,
   putDevicePush,
 } from './device-sync.js';
 import { getDeviceStream } from './get-device-stream.js';
@@ -40,6 +42,8 @@ export const deviceRoutes: Route<TilecastContext>[] = [
   // The device sync API (docs/contract/device-api.md#device-sync-api).
   { method: 'PUT', pattern: '/push', handler: putDevicePush },
   { method: 'DELETE', pattern: '/push', handler: deleteDevicePush },
+  { method: 'PUT', pattern: '/fcm', handler: putDeviceFcm },
+  { method: 'DELETE', pattern: '/fcm', handler: deleteDeviceFcm },
   { method: 'PUT', pattern: '/activities/:owner/:slug/push', handler: putActivityPush },
   { method: 'DELETE', pattern: '/activities/:owner/:slug/push', handler: deleteActivityPush },
   { method: 'GET', pattern: '/activities', handler: getDeviceActivities },

@@ -160,6 +160,7 @@ export const namedSchemas: readonly NamedSchema[] = [
   { name: 'PressAccepted', input: PressAccepted },
   { name: 'PushRegistration', input: schemas.pushRegistration },
   { name: 'ActivityPushToken', input: schemas.activityPushToken },
+  { name: 'FcmRegistration', input: schemas.fcmRegistration },
   { name: 'DeviceWidget', input: DeviceWidget, asDeclared: true },
   { name: 'DeviceActivity', input: DeviceActivity, asDeclared: true },
   { name: 'DeviceWidgetList', input: DeviceWidgetList, asDeclared: true },

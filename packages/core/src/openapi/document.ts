@@ -328,7 +328,7 @@ function deviceStreamOperation(components: ComponentSchemas): object {
   };
 }
 
-/** The device sync API (docs/contract/device-api.md#device-sync-api): APNs tokens in, what the device shows out. */
+/** The device sync API (docs/contract/device-api.md#device-sync-api): APNs and FCM tokens in, what the device shows out. */
 function deviceSyncOperations(components: ComponentSchemas, prefix: string): Record<string, object> {
   const r = refusals(components);
   const common = { tags: ['device'], security: device };
@@ -354,6 +354,30 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
         ...common,
         operationId: 'delete_device_push',
         summary: 'Remove every APNs token of the device',
+        responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable },
+      },
+    },
+    [`${prefix}/fcm`]: {
+      put: {
+        ...common,
+        operationId: 'put_device_fcm',
+        summary: 'Register the FCM token',
+        description: "The device's Firebase Cloud Messaging registration token, for Android Live Updates and widgets; it replaces the one stored.",
+        requestBody: jsonBody(components.ref('FcmRegistration', 'input')),
+        responses: {
+          ...done,
+          ...r.deviceUnauthorized,
+          ...r.tooLarge,
+          ...r.mediaType,
+          ...r.fieldErrors('Field-error array: bad types, unknown fields, a token that is not 1 to 4096 of `A-Z a-z 0-9 : _ -`.'),
+          ...r.unavailable,
+        },
+      },
+      delete: {
+        ...common,
+        operationId: 'delete_device_fcm',
+        summary: 'Remove the FCM token of the device',
+        description: 'Also `204` when there was none.',
         responses: { ...done, ...r.deviceUnauthorized, ...r.unavailable },
       },
     },

@@ -22,5 +22,19 @@ export const activityPushToken = strict({
   token: apnsToken,
 });
 
+/**
+ * An FCM registration token (docs/contract/device-api.md#device-fcm-register): 1 to 4096
+ * characters of `A-Z a-z 0-9 : _ -`, stored exactly as given (FCM tokens are case-sensitive).
+ */
+export const FCM_TOKEN_PATTERN = /^[A-Za-z0-9:_-]+$/;
+
+export const fcmToken = v.pipe(v.string(), v.minLength(1), v.maxLength(4096), v.regex(FCM_TOKEN_PATTERN));
+
+/** `PUT /device/fcm`. */
+export const fcmRegistration = strict({
+  token: fcmToken,
+});
+
 export type PushRegistration = v.InferOutput<typeof pushRegistration>;
 export type ActivityPushToken = v.InferOutput<typeof activityPushToken>;
+export type FcmRegistration = v.InferOutput<typeof fcmRegistration>;

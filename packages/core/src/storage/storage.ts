@@ -85,6 +85,7 @@ export interface Storage
     DeliveryJobStore,
     WebhookStore,
     ApnsStore,
+    FcmStore,
     HousekeepingStore {}
 
 /** Accounts (conformance concern `accounts`). */
@@ -430,6 +431,40 @@ export interface ApnsStore {
    * is a no-op; the environment stays.
    */
   removeApnsToken(deviceId: string, token: string): Promise<void>;
+}
+
+/**
+ * The devices' FCM registration tokens (docs/contract/device-api.md#device-fcm-register,
+ * docs/contract/device-api.md#device-fcm-remove, docs/contract/device-api.md#device-fcm-follows-token;
+ * conformance concern `fcmTokens`): at most one per device, the token Firebase Cloud
+ * Messaging handed to the app on that phone. Tokens are opaque strings to the store, kept
+ * exactly as given (FCM tokens are case-sensitive). They live and die with their device like
+ * the APNs tokens: `deleteDevice` (and `deleteAccount`) removes them, and so does
+ * `upsertDevice` when it changes the device's token hash or account.
+ */
+export interface FcmStore {
+  /**
+   * **ATOMIC.** `PUT /device/fcm`: sets (replaces) the device's FCM token. False (nothing
+   * written) if no such device, or, with `ifDevice`, when the device no longer has that
+   * account and token hash: one step against `upsertDevice` and `deleteDevice`, exactly as
+   * for `setApnsRegistration` (PostgreSQL: the write locks the device row).
+   */
+  setFcmToken(deviceId: string, token: string, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
+  /** The device's FCM token, or null when it has none (or does not exist). */
+  getFcmToken(deviceId: string): Promise<string | null>;
+  /**
+   * **ATOMIC.** Removes the device's FCM token, on `DELETE /device/fcm` (with `ifDevice`) or
+   * on an FCM answer that unregistered the token (with `ifToken`). Each condition is checked
+   * in the same step as the removal:
+   * - `ifDevice`: only while the device still has that account and token hash, as for
+   *   `removeApnsRegistration`; false, and nothing removed, otherwise. True when it holds,
+   *   also when there was no token to remove.
+   * - `ifToken`: only while the device still holds that very token, so a newer one
+   *   registered meanwhile stays; false, and nothing removed, otherwise (another token, or
+   *   none).
+   * Without conditions: true, also when there was nothing to remove (or no such device).
+   */
+  removeFcmToken(deviceId: string, condition?: { ifDevice?: DeviceIdentity; ifToken?: string }): Promise<boolean>;
 }
 
 /** Housekeeping and lifecycle (conformance concern `purge`). */

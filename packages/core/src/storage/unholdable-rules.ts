@@ -190,6 +190,20 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   forgetActivityPushToken: { keys: [true, true, true, { ifToken: true }], absent: DONE },
   removeApnsToken: { keys: [true, true], absent: DONE },
 
+  // ── FCM tokens: as the APNs registration; a token no store can hold is never the one held
+  setFcmToken: {
+    keys: [true, null, { ifDevice: IDENTITY }],
+    absent: FALSE,
+    values: [null, true],
+    exists: async (storage, deviceId, _token, condition) => (await deviceStill(storage, deviceId, condition?.ifDevice)) !== null,
+  },
+  getFcmToken: { keys: [true], absent: NULL },
+  // No such device or token can exist: nothing to remove, and no condition holds.
+  removeFcmToken: {
+    keys: [true, { ifDevice: IDENTITY, ifToken: true }],
+    absent: (_storage, _deviceId, condition) => Promise.resolve(condition?.ifDevice === undefined && condition?.ifToken === undefined),
+  },
+
   // ── housekeeping
   purgeExpired: 'no strings',
   close: 'no strings',

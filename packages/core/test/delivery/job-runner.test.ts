@@ -12,7 +12,7 @@ const patchActivity = (token: string, state: 'ONGOING' | 'IDLE', score: number):
   path: '/activity/game',
   query: new URLSearchParams(),
   headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-  body: { kind: 'parsed', value: { state, content: { template: 'scoreboard', home: { name: 'A', score }, away: { name: 'B', score: 0 } } } },
+  body: { kind: 'parsed', value: { state, content: { template: 'progress', progress: { value: score / 10 }, header_left: { value: `score ${score}` } } } },
 });
 
 const patchWidget = (token: string, label: string): CoreRequest => ({
@@ -29,7 +29,7 @@ const hanging: DeviceTransport = { pushActivity: () => new Promise<PushResult>((
 async function seeded(storage: Storage, instance: ReturnType<typeof createTilecast>) {
   const { token } = await instance.management.createAccount({ id: 'acme' });
   for (const id of deviceIds) await instance.management.registerDevice({ id, account: 'acme' });
-  await instance.management.createActivity({ account: 'acme', slug: 'game', template: 'scoreboard' });
+  await instance.management.createActivity({ account: 'acme', slug: 'game', template: 'progress' });
   await instance.management.createWidget({ account: 'acme', slug: 'lights', template: 'switchboard' });
   void storage;
   return token;

@@ -74,6 +74,7 @@ describe('the OpenAPI document', () => {
       '/device/presses',
       '/device/stream',
       '/device/push',
+      '/device/fcm',
       '/device/activities/{owner}/{slug}/push',
       '/device/widgets',
       '/device/widgets/{owner}/{slug}',
@@ -354,6 +355,16 @@ describe('the whole public API', () => {
       required: ['environment'],
       properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } },
     });
+    const fcm = doc.paths['/device/fcm'];
+    expect(Object.keys(fcm)).toEqual(['put', 'delete']);
+    expect(fcm.put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/FcmRegistration' });
+    expect(Object.keys(fcm.put.responses)).toEqual(['204', '401', '413', '415', '422', '503']);
+    expect(Object.keys(fcm.delete.responses)).toEqual(['204', '401', '503']);
+    expect(component('FcmRegistration', 'Input')).toMatchObject({
+      required: ['token'],
+      additionalProperties: false,
+      properties: { token: { type: 'string', minLength: 1, maxLength: 4096, pattern: '^[A-Za-z0-9:_-]+$' } },
+    });
     const token = doc.paths['/device/activities/{owner}/{slug}/push'];
     expect(example(token.put, '404')).toEqual(result('activity_not_found'));
     expect(doc.paths['/device/widgets'].get.responses['200'].content['application/json'].schema).toEqual({
@@ -390,7 +401,7 @@ describe('the whole public API', () => {
       expect(example(operation, '413'), name).toEqual(result('payload_too_large'));
       expect(example(operation, '415'), name).toEqual(result('unsupported_media_type'));
     }
-    expect(operations).toHaveLength(15);
+    expect(operations).toHaveLength(17);
   });
 
   it('request schemas carry no default (generators would make the field required); responses do', () => {

@@ -23,6 +23,7 @@ describe('templateJsonSchemas()', () => {
         'apns/content-state',
         'device/activity',
         'device/activity-push-token',
+        'device/fcm-registration',
         'device/push-registration',
         'device/widget',
       ].sort(),
@@ -49,6 +50,11 @@ describe('templateJsonSchemas()', () => {
     expect(registration.required).toEqual(['environment']);
     expect(ajv.validate(registration, { environment: 'sandbox', widgets: null })).toBe(true);
     expect(ajv.validate(registration, { environment: 'sandbox', widgets: 'xyz' })).toBe(false);
+    const fcm = schemas['device/fcm-registration']!;
+    expect(fcm.required).toEqual(['token']);
+    expect(ajv.validate(fcm, { token: 'dQw4w9WgXcQ:APA91b-x_Y' })).toBe(true);
+    for (const token of ['', 'a b', 'a'.repeat(4097), null]) expect(ajv.validate(fcm, { token }), JSON.stringify(token)).toBe(false);
+    expect(ajv.validate(fcm, { token: 'abc', extra: 1 })).toBe(false);
   });
 
   it('the files in json-schemas/ are current (npm run build -w @tilecast/core writes them)', () => {

@@ -1,7 +1,7 @@
 /**
  * The core's public surface, split by audience: users (`@tilecast/core`), store authors
- * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`), webhook receivers
- * (`@tilecast/core/verify`). Internals and another audience's helpers stay out of each
+ * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`), clients and tools
+ * (`@tilecast/core/schemas`), webhook receivers (`@tilecast/core/verify`). Internals and another audience's helpers stay out of each
  * entry; the Node I/O lives in `@tilecast/adapter-node-http`. The run-time names are pinned
  * here, the types in `packages/core/api/*.api.md` (`npm run api:check`); the rule for adding
  * one is docs/decisions/0101-public-api.md.
@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as adapter from '../../src/adapter.js';
 import * as root from '../../src/index.js';
+import * as schemas from '../../src/schemas/public.js';
 import * as storage from '../../src/storage/index.js';
 import * as verify from '../../src/webhooks/verify.js';
 
@@ -53,6 +54,33 @@ describe('entry points of @tilecast/core', () => {
       'responseHead',
       'splitTarget',
     ]);
+  });
+
+  it('gives clients and tools the schema of each template and update body, not their building blocks', () => {
+    expect(Object.keys(schemas).sort()).toEqual([
+      'activityContentSchemas',
+      'activityDataSchema',
+      'activityTemplateNames',
+      'batteryWidgetSchema',
+      'budgetWidgetSchema',
+      'countdownWidgetSchema',
+      'energyWidgetSchema',
+      'gaugeWidgetSchema',
+      'genericActivitySchema',
+      'listWidgetSchema',
+      'monitorActivitySchema',
+      'pricesWidgetSchema',
+      'progressActivitySchema',
+      'progressWidgetSchema',
+      'statusWidgetSchema',
+      'switchboardWidgetSchema',
+      'trendWidgetSchema',
+      'widgetContentSchemas',
+      'widgetDataSchema',
+      'widgetTemplateNames',
+    ]);
+    expect(Object.keys(schemas.activityContentSchemas)).toEqual([...schemas.activityTemplateNames]);
+    expect(Object.keys(schemas.widgetContentSchemas)).toEqual([...schemas.widgetTemplateNames]);
   });
 
   it('gives webhook receivers the verifier alone', () => {

@@ -22,12 +22,19 @@ async function setup(withTransport: boolean) {
 }
 
 describe('device fan-out with nobody to reach', () => {
-  it('skips the throttle and the device lookups when no transport is given and no device is connected', async () => {
+  it('finishes the job at once without looking devices up when no transport is given and no device is connected', async () => {
     const { storage, tilecast, token } = await setup(false);
+    let lookups = 0;
+    const listAccountDeviceIds = storage.listAccountDeviceIds.bind(storage);
+    storage.listAccountDeviceIds = (accountId) => {
+      lookups += 1;
+      return listAccountDeviceIds(accountId);
+    };
     // The update itself is stored and answered: only the fan-out has nobody to reach.
     expect(await tilecast.handle(patch(token))).toMatchObject({ kind: 'json', status: 200, body: { content: { template: 'switchboard' } } });
     await tilecast.idle();
-    expect(storage.stats().throttleWindows).toBe(0);
+    expect(lookups).toBe(0);
+    expect(await storage.deliveryJobStats()).toEqual({ pending: 0, oldestCreatedAt: null });
     await tilecast.close();
   });
 
@@ -35,7 +42,7 @@ describe('device fan-out with nobody to reach', () => {
     const { storage, transport, tilecast, token } = await setup(true);
     expect(await tilecast.handle(patch(token))).toMatchObject({ kind: 'json', status: 200 });
     await tilecast.idle();
-    expect(storage.stats().throttleWindows).toBe(1);
+    expect(await storage.deliveryJobStats()).toEqual({ pending: 0, oldestCreatedAt: null });
     expect(transport.pushes.map((p) => p.deviceId)).toEqual(['phone']);
     await tilecast.close();
   });

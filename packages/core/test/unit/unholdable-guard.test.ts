@@ -46,6 +46,11 @@ describe('guardUnholdable', () => {
     await expect(guarded.forgetActivityPushToken('phone', 'acme', 'trip', { ifToken: NUL })).resolves.toBeUndefined();
     expect(await guarded.removeApnsRegistration(NUL)).toBe(true);
     expect(await guarded.removeApnsRegistration(NUL, { ifDevice: { accountId: 'acme', tokenHash: 'h' } })).toBe(false);
+    expect(await guarded.getFcmToken(SURROGATE)).toBeNull();
+    expect(await guarded.removeFcmToken(NUL)).toBe(true);
+    expect(await guarded.removeFcmToken(NUL, { ifDevice: { accountId: 'acme', tokenHash: 'h' } })).toBe(false);
+    // A token no store can hold is never the one the device holds: nothing removed.
+    expect(await guarded.removeFcmToken('phone', { ifToken: SURROGATE })).toBe(false);
     expect(await guarded.getPressTarget(NUL, 'panel', 'hall', 'phone')).toBeNull();
     expect(calls).toEqual([]);
   });
@@ -107,13 +112,28 @@ describe('guardUnholdable', () => {
     const guarded = guardUnholdable(store);
     expect(await guarded.setAccountTokenHash('ghost', NUL)).toBe(false);
     expect(await guarded.setApnsRegistration('ghost', { environment: 'sandbox', widgets: SURROGATE })).toBe(false);
+    expect(await guarded.setFcmToken('ghost', NUL)).toBe(false);
     expect(await guarded.setWebhookMap('acme', 'ghost', { [NUL]: {} })).toBe(false);
     await expect(guarded.recordWebhookOutcome('acme', 'ghost', NUL, { outcome: 'success', at: 'now' })).resolves.toBeUndefined();
     expect(calls).toEqual([
       ['getAccount', ['ghost']],
       ['getDevice', ['ghost']],
+      ['getDevice', ['ghost']],
       ['getWidget', ['acme', 'ghost']],
       ['getWidget', ['acme', 'ghost']],
+    ]);
+  });
+
+  it('refuses an FCM token no store can hold for a device that exists, or does not hold its identity', async () => {
+    const phone = { id: 'phone', accountId: 'acme', tokenHash: 'h' };
+    const { store, calls } = recordingStore({ getDevice: (id) => (id === 'phone' ? phone : null) });
+    const guarded = guardUnholdable(store);
+    await expect(guarded.setFcmToken('phone', SURROGATE)).rejects.toThrow(CANNOT_HOLD);
+    // The device no longer has the identity the request authenticated with: false, as the store answers.
+    expect(await guarded.setFcmToken('phone', NUL, { ifDevice: { accountId: 'acme', tokenHash: 'old' } })).toBe(false);
+    expect(calls).toEqual([
+      ['getDevice', ['phone']],
+      ['getDevice', ['phone']],
     ]);
   });
 
