@@ -30,12 +30,18 @@ describe('entry points of @tilecast/core', () => {
 
   it('gives store authors the helpers stores share', () => {
     expect(Object.keys(storage).sort()).toEqual([
+      'DEAD_LETTER_TTL_MS',
       'StorageUnavailableError',
+      'WIDGET_PUSH_WINDOW_MS',
       'actionKindIn',
+      'claimed',
       'guardUnholdable',
+      'isClaimable',
       'isHoldable',
       'isStorageUnavailable',
       'isoTime',
+      'phaseFor',
+      'supersedingJob',
       'tokenTakes',
       'writeRefusal',
     ]);
