@@ -108,24 +108,26 @@ describe('the core fan-out over transport-apns while APNs stalls (memory store)'
       peak.held = Math.max(peak.held, queued + working + retrying);
       peak.unsettled = Math.max(peak.unsettled, handed - settled);
     }
-    expect(handed).toBeGreaterThan(DEVICES * ACTIVITY_UPDATES * 0.9);
     const pairs = 2 * DEVICES;
-    expect(peak.held).toBeLessThanOrEqual(pairs + STREAMS);
+    expect(peak.held).toBeLessThanOrEqual(2 * pairs + STREAMS);
     // The older fan-outs finished: their pushes were superseded, not kept waiting.
     expect(peak.unsettled).toBeLessThanOrEqual(2 * pairs + STREAMS);
     console.info(
-      `core stall: ${handed} pushes handed over by ${ACTIVITY_UPDATES + WIDGET_UPDATES} fan-outs; peak unsettled ${peak.unsettled}, held ${peak.held}`,
+      `core stall: ${handed} pushes handed over by ${ACTIVITY_UPDATES + WIDGET_UPDATES} fan-outs during the stall; peak unsettled ${peak.unsettled}, held ${peak.held}`,
     );
 
     const recoveredAt = double.received.length;
     double.stallAll(false);
     double.releaseStalled();
-    for (let i = 0; i < 20_000 && settled < handed; i++) {
+    // Every fan-out hands all its devices over, the last ones once their windows free up.
+    const total = DEVICES * (ACTIVITY_UPDATES + WIDGET_UPDATES);
+    for (let i = 0; i < 20_000 && (settled < handed || handed < total); i++) {
       for (let turn = 0; turn < 5; turn++) await nextTurn();
       const streams = Object.values(apns.load()).reduce((open, load) => open + load.active, 0);
       if (streams === 0) clock.advance(250);
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
+    expect(handed).toBe(total);
     expect(settled).toBe(handed);
     await tilecast.idle();
 

@@ -15,7 +15,9 @@ import { Fifo } from './fifo.js';
  * closure), in a queue that takes entries from its head without moving the others.
  */
 export class Admission<T extends { key: string }, R> {
+  /** Pushes holding a slot, and pushes at work that went ahead (they hold none). */
   private active = 0;
+  private activeAhead = 0;
   private budget: number;
   private scheduled = false;
   /** Pushes waiting for a slot, and pushes `ahead` (they need none), in arrival order. */
@@ -66,19 +68,21 @@ export class Admission<T extends { key: string }, R> {
     });
   }
 
-  /** Pushes holding a slot, and pushes waiting (one per key at most). */
+  /** Pushes at work (with a slot or gone ahead) until they settle or leave, and pushes waiting (one per key at most). */
   load(): { working: number; queued: number } {
-    return { working: this.active, queued: this.byKey.size };
+    return { working: this.active + this.activeAhead, queued: this.byKey.size };
   }
 
   private start(item: T, ahead: boolean): Promise<R> {
-    if (!ahead) this.active += 1;
+    if (ahead) this.activeAhead += 1;
+    else this.active += 1;
     this.budget -= 1;
     this.nextTurn();
-    let left = ahead; // a push ahead holds no slot to give up
+    let left = false;
     const leave = () => {
       if (left) return;
       left = true;
+      if (ahead) return void (this.activeAhead -= 1); // it held no slot: nothing to hand on
       this.active -= 1;
       if (this.byKey.size > 0) this.nextTurn();
     };

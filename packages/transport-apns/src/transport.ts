@@ -62,9 +62,13 @@ export interface ApnsTransportOptions {
 
 /** What `ApnsTransport.backlog()` answers. */
 export interface ApnsBacklog {
+  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
   queued: number;
+  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
   working: number;
+  /** Pushes waiting to retry. */
   retrying: number;
+  /** The (device, activity or widget) pairs with a push in the transport. */
   keys: number;
 }
 
@@ -82,8 +86,8 @@ export interface ApnsTransport extends DeviceTransport {
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
   /**
-   * The pushes the transport holds: `queued` for admission, `working` with an admission
-   * slot, `retrying` (waiting to retry), and `keys`, the (device, activity or widget) pairs
+   * The pushes the transport holds: `queued` for admission, `working`, `retrying` (waiting
+   * to retry), and `keys`, the (device, activity or widget) pairs
    * they are for. Newer pushes replace older ones of the same pair, so none of these grows
    * with the number of updates, only with the pairs (docs/contract/apns.md#apns-latest-wins).
    */

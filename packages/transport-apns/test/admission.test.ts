@@ -72,7 +72,7 @@ describe('transport-apns Admission: latest wins while waiting (docs/contract/apn
     await flush();
     // The next turn's: those ahead first; y1 still waits for the slot x1 holds.
     expect(a.started).toEqual(['x1', 'a1', 'b1', 'c1']);
-    expect(a.admission.load()).toEqual({ working: 1, queued: 1 });
+    expect(a.admission.load()).toEqual({ working: 4, queued: 1 }); // only x1 holds a slot
     a.finish('x1');
     await flush();
     expect(a.started).toEqual(['x1', 'a1', 'b1', 'c1', 'y1']);
