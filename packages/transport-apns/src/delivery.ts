@@ -213,12 +213,13 @@ export class Delivery {
   }
 }
 
-/** `429`, `5xx`, a lost stream and a timeout may go through on another attempt. */
+/** A push waiting to retry: its timer, and what ends the wait (true: go on; false: the transport closed). */
 interface Sleeper {
   handle: unknown;
   wake: (goOn: boolean) => void;
 }
 
+/** `429`, `5xx`, a lost stream and a timeout may go through on another attempt. */
 const isRetryable = (answer: ApnsAnswer): boolean => answer.kind !== 'answer' || answer.status === 429 || answer.status >= 500;
 
 /** What the logs say about a failed attempt. */

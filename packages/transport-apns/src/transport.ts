@@ -87,9 +87,9 @@ export interface ApnsTransport extends DeviceTransport {
   load(): Record<string, { active: number; waiting: number }>;
   /**
    * The pushes the transport holds: `queued` for admission, `working`, `retrying` (waiting
-   * to retry), and `keys`, the (device, activity or widget) pairs
-   * they are for. Newer pushes replace older ones of the same pair, so none of these grows
-   * with the number of updates, only with the pairs (docs/contract/apns.md#apns-latest-wins).
+   * to retry), and `keys`, the (device, activity or widget) pairs they are for. Newer
+   * pushes replace older ones of the same pair, so none of these grows with the number of
+   * updates, only with the pairs (docs/contract/apns.md#apns-latest-wins).
    */
   backlog(): ApnsBacklog;
   /** Closes the connections and drops pushes waiting for a retry. */
