@@ -28,15 +28,22 @@ function startSender(kind, mode, double, keys, nodeArgs = [], launcher = []) {
   return startServer(script, { args: [mode], env: senderEnv(double, keys), readyTimeoutMs: READY_MS, nodeArgs, launcher });
 }
 
+/** Pushes transport-apns resolved `superseded` so far (a newer one of the device and activity replaced them). */
+const supersededBy = async (sender) => (await sender.ask({ type: 'counters' }, 'counters')).counters?.superseded ?? 0;
+
 /**
  * Runs `trigger` (the publisher's requests) and waits until the sender has settled `count`
- * more pushes; then checks at the double that exactly those arrived, all accepted, each
- * device's in timestamp and update order. Answers pushes per second from the first request
- * to the last push settled, and the CPU busy share of the sender and of the double.
+ * more pushes; then checks at the double that those arrived, all accepted, each device's
+ * in timestamp and update order. With `superseding` (Tilecast's sender), pushes a newer
+ * one replaced before they were sent (docs/contract/apns.md#apns-latest-wins) settle
+ * without reaching the double: the double then gets `count` less those. Answers pushes
+ * settled per second from the first request to the last push settled, and the CPU busy
+ * share of the sender and of the double.
  */
-async function fanOut(sender, double, count, trigger, { atDouble = true, alongside = null } = {}) {
+async function fanOut(sender, double, count, trigger, { atDouble = true, alongside = null, superseding = false } = {}) {
   await double.ask({ type: 'reset' }, 'reset');
   sender.pushed = (sender.pushed ?? 0) + count;
+  const supersededBefore = superseding ? await supersededBy(sender) : 0;
   const [senderCpu, doubleCpu] = [await sender.cpu(), await double.cpu()];
   const done = sender.ask({ type: 'await-pushes', total: sender.pushed }, 'pushes-done', 300_000);
   const started = performance.now();
@@ -46,15 +53,20 @@ async function fanOut(sender, double, count, trigger, { atDouble = true, alongsi
   const [senderAfter, doubleAfter] = [await sender.cpu(), await double.cpu()];
   // Without the double (a stand-in transport, tools/a1-latency.mjs), nothing to check there.
   const summary = atDouble ? await double.ask({ type: 'summary' }, 'summary') : null;
-  if (summary !== null && (summary.received !== count || summary.statuses[200] !== count))
-    throw new Error(`expected ${count} pushes accepted, the double got ${JSON.stringify(summary)}`);
+  const superseded = superseding ? (await supersededBy(sender)) - supersededBefore : 0;
+  const sent = count - superseded;
+  if (summary !== null && (summary.received !== sent || summary.statuses[200] !== sent))
+    throw new Error(`expected ${sent} pushes accepted (${count} less ${superseded} superseded), the double got ${JSON.stringify(summary)}`);
   return {
     pushesPerSecond: count / (ms / 1000),
+    sentPerSecond: sent / (ms / 1000),
     ms,
     senderBusy: (senderAfter - senderCpu) / 1000 / ms,
     senderCpuMicrosPerPush: (senderAfter - senderCpu) / count,
     doubleBusy: (doubleAfter - doubleCpu) / 1000 / ms,
     outOfOrder: summary?.outOfOrder ?? 0,
+    behindLatest: summary?.behindLatest ?? 0,
+    superseded,
     example: summary?.example ?? null,
     peakStreams: summary?.peakOpenStreams ?? null,
     connections: summary?.connections ?? null,
@@ -94,6 +106,9 @@ const summarise = (list) => ({
   cpuPerPush: median(list.map((s) => s.senderCpuMicrosPerPush)),
   doubleBusy: median(list.map((s) => s.doubleBusy)),
   outOfOrder: list.reduce((sum, s) => sum + s.outOfOrder, 0),
+  behindLatest: list.reduce((sum, s) => sum + s.behindLatest, 0),
+  superseded: median(list.map((s) => s.superseded)),
+  sentPerSecond: round(median(list.map((s) => s.sentPerSecond)), 0),
 });
 
 function senderFigures(b, t, samples) {
@@ -291,7 +306,7 @@ export const a2 = {
         fan: (sender, kind) => {
           const first = sequences.get(sender) ?? 1;
           sequences.set(sender, first + rounds);
-          return fanOut(sender, double, pushes, activityBurst(sender, kind, rounds, first));
+          return fanOut(sender, double, pushes, activityBurst(sender, kind, rounds, first), { superseding: kind === 'tilecast' });
         },
       });
       const b = summarise(samples.bare);
@@ -303,10 +318,14 @@ export const a2 = {
           [`pushes per burst (${rounds} updates × ${A2_ACTIVITIES} activities × ${A2_DEVICES_PER_ACTIVITY} devices)`]: pushes,
           ...senderFigures(b, t, samples),
           'pushes out of order: bare / tilecast': `${b.outOfOrder} / ${t.outOfOrder}${example ? ` (e.g. ${JSON.stringify(example)})` : ''}`,
+          'tilecast pushes superseded per burst (median; never sent, a newer update of the device and activity replaced them)': t.superseded,
+          'tilecast pushes sent/s (the superseded left out)': t.sentPerSecond,
+          'devices not ending on the last update: bare / tilecast': `${b.behindLatest} / ${t.behindLatest}`,
         },
         checks: [
           { name: 'pushes/s vs bare client', value: pct(ratio), target: '>= 80.0 %', pass: ratio >= 0.8 },
           { name: "every device's pushes in order", value: `${t.outOfOrder} out of order`, target: '0', pass: t.outOfOrder === 0 },
+          { name: 'every device ends on the last update', value: `${t.behindLatest} behind`, target: '0', pass: t.behindLatest === 0 },
         ],
         raw: { samples },
       };

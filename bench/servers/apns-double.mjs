@@ -2,8 +2,9 @@
 // provider token and payload checked as docs/contract/apns.md#apns-jwt and the push rules after it say), in a
 // process of its own.
 // It runs on the load core (see scenarios/apns.mjs), never on the measured server's.
-// IPC: `stats` (CPU, memory), `reset` (forget what was received), `summary` (counts, and
-// per device token whether its pushes arrived in timestamp and update order).
+// IPC: `stats` (CPU, memory), `reset` (forget what was received), `summary` (counts, per
+// device token whether its pushes arrived in timestamp and update order, and how many
+// device tokens did not end on the newest update).
 import { startApnsDouble } from '@tilecast/transport-apns/test-double';
 import { APNS_IDS, sequenceOf } from '../lib/apns-fleet.mjs';
 
@@ -27,7 +28,10 @@ function summary() {
     }
     last.set(push.deviceToken, { timestamp: aps.timestamp, sequence });
   }
-  return { received: double.received.length, statuses, devices: last.size, outOfOrder, example, ...double.stats() };
+  // Devices whose last push is not the newest update any device got (latest state wins).
+  const newest = Math.max(...[...last.values()].map((push) => push.sequence));
+  const behindLatest = [...last.values()].filter((push) => push.sequence < newest).length;
+  return { received: double.received.length, statuses, devices: last.size, outOfOrder, behindLatest, example, ...double.stats() };
 }
 
 process.on('message', (message) => {

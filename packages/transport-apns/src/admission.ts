@@ -1,60 +1,94 @@
+import { Fifo } from './fifo.js';
+
 /**
  * Paces the pushes being worked on (registry lookup, building, waiting for a stream,
  * sending): at most `limit` at once, at most `perTurn` started per turn of the event loop,
  * first come first served. How a fan-out is paced, as a whole: docs/decisions/0058-apns-pacing.md.
  *
- * A waiting push is one small entry (its arguments and its promise's settle functions, no
- * closure), in a queue that takes entries from its head without moving the others: a
- * fan-out keeps thousands of them waiting, and what stays live meanwhile is what young-
- * generation collections copy.
+ * Latest wins (docs/contract/apns.md#apns-latest-wins): a push handed over while an older
+ * one of the same key waits here takes that one's place in the queue, and the older one
+ * settles at once with `replaced()`. The queue so holds at most one push per key (device
+ * and activity or widget), however many updates come while APNs is slow. Why, and the other
+ * places a push waits: docs/decisions/0111-apns-latest-wins.md.
+ *
+ * A waiting push is one small entry (its item and its promise's settle functions, no
+ * closure), in a queue that takes entries from its head without moving the others.
  */
-export class Admission<A, B, R> {
+export class Admission<T extends { key: string }, R> {
+  /** Pushes holding a slot, and pushes at work that went ahead (they hold none). */
   private active = 0;
+  private activeAhead = 0;
   private budget: number;
   private scheduled = false;
-  private readonly waiting = new Fifo<Waiting<A, B, R>>();
+  /** Pushes waiting for a slot, and pushes `ahead` (they need none), in arrival order. */
+  private readonly waiting = new Fifo<Waiting<T, R>>();
+  private readonly ahead = new Fifo<Waiting<T, R>>();
+  /** Every waiting entry, by its item's key. */
+  private readonly byKey = new Map<string, Waiting<T, R>>();
 
-  /** `work(a, b, leave)` is what each admitted push runs (see `run`). */
+  /**
+   * `work(item, leave)` is what each admitted push runs (see `run`); `replaced()` is what a
+   * waiting push whose place a newer one took settles with.
+   */
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
-    private readonly work: Work<A, B, R>,
+    private readonly work: Work<T, R>,
+    private readonly replaced: () => R,
   ) {
     this.budget = perTurn;
   }
 
   /**
-   * Runs `work(a, b, leave)` once a slot is free, and settles as it does (with its value). `leave` gives
-   * the slot up early (a push waiting to retry); it is given up at the latest when the
-   * work settles. Calling `leave` more than once does nothing.
+   * Runs `work(item, leave)` once a slot is free, and settles as it does (with its value),
+   * unless a newer item of the same key takes its place first. `leave` gives the slot up
+   * early (a push waiting to retry); it is given up at the latest when the work settles.
+   * Calling `leave` more than once does nothing. An item `ahead` takes no slot and goes
+   * before the others: it only waits for the turn's budget (pacing, not admission).
    */
-  run(a: A, b: B): Promise<R> {
-    if (this.waiting.size === 0 && this.active < this.limit && this.budget > 0) return this.start(a, b);
+  run(item: T, ahead = false): Promise<R> {
+    const queued = this.byKey.size === 0 ? undefined : this.byKey.get(item.key);
+    if (queued === undefined && this.budget > 0 && (ahead ? this.ahead.size === 0 : this.byKey.size === 0 && this.active < this.limit)) {
+      return this.start(item, ahead);
+    }
     return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ a, b, resolve, reject });
+      if (queued !== undefined) {
+        // The newer item takes the older one's place (and its lane); the older one is done.
+        const older = queued.resolve;
+        queued.item = item;
+        queued.resolve = resolve;
+        queued.reject = reject;
+        older(this.replaced());
+        return;
+      }
+      const entry: Waiting<T, R> = { item, ahead, resolve, reject };
+      (ahead ? this.ahead : this.waiting).push(entry);
+      this.byKey.set(item.key, entry);
       this.nextTurn();
     });
   }
 
-  /** Pushes holding a slot and pushes waiting for one. */
+  /** Pushes at work (with a slot or gone ahead) until they settle or leave, and pushes waiting (one per key at most). */
   load(): { working: number; queued: number } {
-    return { working: this.active, queued: this.waiting.size };
+    return { working: this.active + this.activeAhead, queued: this.byKey.size };
   }
 
-  private start(a: A, b: B): Promise<R> {
-    this.active += 1;
+  private start(item: T, ahead: boolean): Promise<R> {
+    if (ahead) this.activeAhead += 1;
+    else this.active += 1;
     this.budget -= 1;
     this.nextTurn();
     let left = false;
     const leave = () => {
       if (left) return;
       left = true;
+      if (ahead) return void (this.activeAhead -= 1); // it held no slot: nothing to hand on
       this.active -= 1;
-      if (this.waiting.size > 0) this.nextTurn();
+      if (this.byKey.size > 0) this.nextTurn();
     };
     let working: Promise<R>;
     try {
-      working = this.work(a, b, leave);
+      working = this.work(item, leave);
     } catch (error) {
       leave();
       return Promise.reject(error);
@@ -71,56 +105,28 @@ export class Admission<A, B, R> {
     );
   }
 
-  /** A new budget, and waiting pushes started, in the next turn of the event loop. */
+  /** A new budget, and waiting pushes started (those ahead first), in the next turn of the event loop. */
   private nextTurn(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
       this.budget = this.perTurn;
-      while (this.waiting.size > 0 && this.active < this.limit && this.budget > 0) {
-        const next = this.waiting.shift()!;
-        this.start(next.a, next.b).then(next.resolve, next.reject);
+      while (this.budget > 0) {
+        const next = this.ahead.size > 0 ? this.ahead.shift() : this.waiting.size > 0 && this.active < this.limit ? this.waiting.shift() : undefined;
+        if (next === undefined) break;
+        this.byKey.delete(next.item.key);
+        this.start(next.item, next.ahead).then(next.resolve, next.reject);
       }
     });
   }
 }
 
-type Work<A, B, R> = (a: A, b: B, leave: () => void) => Promise<R>;
+type Work<T, R> = (item: T, leave: () => void) => Promise<R>;
 
-interface Waiting<A, B, R> {
-  a: A;
-  b: B;
+interface Waiting<T, R> {
+  item: T;
+  ahead: boolean;
   resolve: (value: R) => void;
   reject: (error: unknown) => void;
-}
-
-/**
- * First in, first out, in chunks: `shift` never moves the entries behind the head
- * (`Array.prototype.shift` on a long array copies it, tens of microseconds per call).
- */
-export class Fifo<T> {
-  private head: T[] = [];
-  private headIndex = 0;
-  private tail: T[] = [];
-  size = 0;
-
-  push(item: T): void {
-    this.tail.push(item);
-    this.size += 1;
-  }
-
-  shift(): T | undefined {
-    if (this.headIndex === this.head.length) {
-      if (this.tail.length === 0) return undefined;
-      this.head = this.tail;
-      this.headIndex = 0;
-      this.tail = [];
-    }
-    const item = this.head[this.headIndex]!;
-    this.head[this.headIndex] = undefined as T; // not kept alive by the queue once taken
-    this.headIndex += 1;
-    this.size -= 1;
-    return item;
-  }
 }

@@ -47,14 +47,15 @@ port.on('message', ({ requests }: RequestsMessage) => {
   for (let at = 0; at < requests.length; at += REQUEST_FIELDS) {
     const id = requests[at] as WorkerRequest[0];
     const request: ApnsRequest = {
-      token: requests[at + 2] as WorkerRequest[2],
-      pushType: requests[at + 3] as WorkerRequest[3],
-      topic: requests[at + 4] as WorkerRequest[4],
-      priority: requests[at + 5] as WorkerRequest[5],
-      expiration: requests[at + 6] as WorkerRequest[6],
-      body: requests[at + 8] as WorkerRequest[8],
+      key: requests[at + 2] as WorkerRequest[2],
+      token: requests[at + 3] as WorkerRequest[3],
+      pushType: requests[at + 4] as WorkerRequest[4],
+      topic: requests[at + 5] as WorkerRequest[5],
+      priority: requests[at + 6] as WorkerRequest[6],
+      expiration: requests[at + 7] as WorkerRequest[7],
+      body: requests[at + 9] as WorkerRequest[9],
     };
-    void pool.request(requests[at + 1] as WorkerRequest[1], request, requests[at + 7] as WorkerRequest[7]).then((answer) => {
+    void pool.request(requests[at + 1] as WorkerRequest[1], request, requests[at + 8] as WorkerRequest[8]).then((answer) => {
       if (answer.kind === 'answer' && answer.status === 200) accepted.push(id);
       else answers.push([id, answer]);
       scheduleFlush();

@@ -1,6 +1,7 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '@tilecast/core';
 import { Deadlines, type Deadline } from './deadlines.js';
+import { Fifo } from './fifo.js';
 import { apnsHeaders, type ApnsRequest } from './request.js';
 
 /** What one request to APNs came to. */
@@ -9,10 +10,15 @@ export type ApnsAnswer =
   /** The stream or the connection failed before an answer (socket error, GOAWAY, reset). */
   | { kind: 'network'; error: string }
   /** No answer within the request timeout; the stream was cancelled. */
-  | { kind: 'timeout' };
+  | { kind: 'timeout' }
+  /** Never sent: a newer request with the same key took its place while it waited for a stream. */
+  | { kind: 'withdrawn' };
 
 /** The answer to a request made or still waiting when the connections were closed (shared, frozen). */
 export const TRANSPORT_CLOSED: ApnsAnswer = Object.freeze({ kind: 'network', error: 'transport closed' });
+
+/** The answer to a request whose place a newer one with the same key took (shared, frozen). */
+export const WITHDRAWN: ApnsAnswer = Object.freeze({ kind: 'withdrawn' });
 
 export interface ConnectionOptions {
   origin: string;
@@ -50,7 +56,9 @@ export function reconnectDelayMs(failures: number, random: () => number): number
  * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
  * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
  * server's SETTINGS say so); requests beyond wait for a free stream, first come first
- * served. A connection lost before any answer makes the next one wait (see
+ * served, except that a request takes the place of a waiting one with the same key (the
+ * newer push of a device and an activity or widget: docs/contract/apns.md#apns-latest-wins),
+ * which answers WITHDRAWN. A connection lost before any answer makes the next one wait (see
  * `reconnectDelayMs`); requests wait meanwhile, as for a stream. The connection keeps the
  * process alive only while streams are open.
  */
@@ -64,7 +72,9 @@ export class ApnsConnection {
   private reconnectAt = 0;
   private reconnectTimer: unknown = undefined;
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Requests waiting for a stream, in order, and the same entries by key. */
+  private readonly waiting = new Fifo<StreamWait>();
+  private readonly waitingByKey = new Map<string, StreamWait>();
   private lastAnswerAt = 0;
   private closed = false;
   private pumpScheduled = false;
@@ -76,22 +86,31 @@ export class ApnsConnection {
 
   /** Streams open now and requests waiting for one (for tests and diagnostics). */
   load(): { active: number; waiting: number } {
-    return { active: this.active, waiting: this.waiting.length };
+    return { active: this.active, waiting: this.waiting.size };
   }
 
   /** POSTs the push with `authorization` (the provider token's) and answers what came of it. */
   request(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
     // A free stream is taken at once: no promise is made for a wait when there is none.
-    if (this.canStart() && this.waiting.length === 0) {
+    if (this.canStart() && this.waiting.size === 0) {
       this.take();
       return this.sendOnTaken(request, authorization);
     }
-    const waited = new Promise<ApnsAnswer>((resolve) =>
-      this.waiting.push(() => {
-        this.take();
-        resolve(this.sendOnTaken(request, authorization));
-      }),
-    );
+    const waited = new Promise<ApnsAnswer>((resolve) => {
+      const queued = this.waitingByKey.get(request.key);
+      if (queued === undefined) {
+        const entry: StreamWait = { request, authorization, resolve };
+        this.waiting.push(entry);
+        this.waitingByKey.set(request.key, entry);
+        return;
+      }
+      // The newer request takes the older one's place in the queue; the older one is never sent.
+      const older = queued.resolve;
+      queued.request = request;
+      queued.authorization = authorization;
+      queued.resolve = resolve;
+      older(WITHDRAWN);
+    });
     if (this.backingOff()) this.wakeAtReconnect();
     return waited;
   }
@@ -106,7 +125,8 @@ export class ApnsConnection {
     this.reconnectTimer = undefined;
     this.session?.destroy();
     this.session = null;
-    for (const wake of this.waiting.splice(0)) wake();
+    this.waitingByKey.clear();
+    for (let entry = this.waiting.shift(); entry !== undefined; entry = this.waiting.shift()) entry.resolve(TRANSPORT_CLOSED);
   }
 
   /** A request may start now: a stream is free, and no connection is being waited for. */
@@ -142,7 +162,7 @@ export class ApnsConnection {
     }
     this.failures += 1;
     this.reconnectAt = this.options.clock.now() + reconnectDelayMs(this.failures, this.options.random);
-    if (this.waiting.length > 0) this.wakeAtReconnect();
+    if (this.waiting.size > 0) this.wakeAtReconnect();
   }
 
   private limit(): number {
@@ -162,7 +182,7 @@ export class ApnsConnection {
    */
   private release(): void {
     this.active -= 1;
-    if (this.waiting.length > 0) this.schedulePump();
+    if (this.waiting.size > 0) this.schedulePump();
     if (this.active === 0) this.keepAlive();
   }
 
@@ -171,11 +191,14 @@ export class ApnsConnection {
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
-      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.length > 0 && this.canStart(); budget--) {
-        this.waiting.shift()!();
+      for (let budget = STARTS_PER_TURN; budget > 0 && this.waiting.size > 0 && this.canStart(); budget--) {
+        const { request, authorization, resolve } = this.waiting.shift()!;
+        this.waitingByKey.delete(request.key);
+        this.take();
+        resolve(this.sendOnTaken(request, authorization));
       }
-      if (this.waiting.length > 0 && this.canStart()) this.schedulePump();
-      else if (this.waiting.length > 0 && this.backingOff()) this.wakeAtReconnect();
+      if (this.waiting.size > 0 && this.canStart()) this.schedulePump();
+      else if (this.waiting.size > 0 && this.backingOff()) this.wakeAtReconnect();
     });
   }
 
@@ -216,7 +239,7 @@ export class ApnsConnection {
     // Flow control: the remote settings may lower the stream limit; waiting requests
     // are released by `release`, which re-reads it.
     session.on('remoteSettings', () => {
-      if (this.waiting.length > 0 && this.active < this.limit()) this.schedulePump();
+      if (this.waiting.size > 0 && this.active < this.limit()) this.schedulePump();
     });
     this.session = session;
     return session;
@@ -288,6 +311,13 @@ export class ApnsConnection {
       stream.end(body);
     });
   }
+}
+
+/** A request waiting for a stream (mutable: a newer request with the same key takes its place). */
+interface StreamWait {
+  request: ApnsRequest;
+  authorization: string;
+  resolve: (answer: ApnsAnswer | Promise<ApnsAnswer>) => void;
 }
 
 function reasonOf(text: string): string | null {

@@ -43,8 +43,8 @@ const DROPPED: Promise<PushOutcome> = Promise.resolve('dropped');
  */
 export class Delivery {
   private isClosed = false;
-  /** The timers of pushes waiting to retry, and how to wake each one early (on close). */
-  private readonly sleeping = new Map<unknown, () => void>();
+  /** Pushes waiting to retry: their timer, and how to end the wait early (on close, or for a newer push). */
+  private readonly sleeping = new Map<Job, Sleeper>();
   private readonly counters: ApnsCounters;
   private readonly clock: Clock;
 
@@ -75,64 +75,89 @@ export class Delivery {
   /** Drops every push waiting to retry, at once, and every push to come. */
   close(): void {
     this.isClosed = true;
-    for (const [handle, wake] of this.sleeping) {
+    for (const { handle, wake } of this.sleeping.values()) {
       this.clock.clearTimeout(handle);
-      wake();
+      wake(false);
     }
     this.sleeping.clear();
   }
 
+  /**
+   * A newer push of `older`'s key was handed over (docs/contract/apns.md#apns-latest-wins).
+   * A wait to retry ends at once: the push gives way as it wakes. Answers true when `older`
+   * is with the connections (waiting for a stream, or for its answer): the newer push is
+   * then to go ahead of the admission queue and take `older`'s place in the stream queue
+   * (docs/decisions/0111-apns-latest-wins.md).
+   */
+  giveWay(older: Job): boolean {
+    const sleeper = this.sleeping.get(older);
+    if (sleeper !== undefined) {
+      this.sleeping.delete(older);
+      this.clock.clearTimeout(sleeper.handle);
+      sleeper.wake(true);
+      return false;
+    }
+    return older.requested;
+  }
+
+  /** Pushes waiting to retry. */
+  get retrying(): number {
+    return this.sleeping.size;
+  }
+
   private async deliver(job: Job): Promise<PushOutcome> {
-    const { connections, provider, superseding } = this.options;
+    const { connections, provider } = this.options;
     let retries = 0;
     let renewed = false;
-    try {
-      for (;;) {
-        const stop = this.stopBefore(job);
-        if (stop !== undefined) return stop;
-        const bearer = provider.current();
-        this.counters.providerTokens = provider.issued;
-        const answer: ApnsAnswer = await connections.request(this.options.originOf(job.environment), job, provider.authorization());
-        if (answer.kind === 'answer' && answer.status === 200) {
-          this.counters.sent += 1;
-          // Once an `end` is sent, the activity's update token is of no more use.
-          await (job.what === 'end' ? this.options.registry.forgetActivityToken(job.deviceId, job.owner, job.slug, job.token) : undefined);
-          return 'delivered';
-        }
-        if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) return await this.removeToken(job, answer);
-        if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
-          // Renewed once per push; `refused` renews at most once per token and never
-          // inside Apple's 20 minutes, whatever the number of 403s in flight.
-          if (renewed || !provider.refused(bearer)) return this.providerTokenRefused(job, renewed);
-          renewed = true;
-          this.counters.providerTokens = provider.issued;
-          this.counters.retried += 1;
-          continue;
-        }
-        const fields = answerFields(answer);
-        if (!isRetryable(answer)) return this.refused(job, answer, fields);
-        if (answer.kind === 'timeout') this.counters.timeouts += 1;
-        if (retries >= MAX_RETRIES) return this.drop(job, 'retries used up', fields);
-        retries += 1;
-        const delay = this.backoffMs(retries, answer.kind === 'answer' ? answer.retryAfter : null);
-        if (this.clock.now() + delay >= job.expiresAtMs) return this.drop(job, 'expired', fields);
-        this.counters.retried += 1;
-        // A push waiting to retry holds no slot: fresh pushes go on meanwhile.
-        job.leave();
-        if (!(await this.sleep(delay))) return this.drop(job, 'transport closed');
+    for (;;) {
+      const stop = this.stopBefore(job);
+      if (stop !== undefined) return stop;
+      const bearer = provider.current();
+      this.counters.providerTokens = provider.issued;
+      job.requested = true;
+      const answer: ApnsAnswer = await connections.request(this.options.originOf(job.environment), job, provider.authorization());
+      job.requested = false;
+      // A newer push of its key took its place in the stream queue: never sent.
+      if (answer.kind === 'withdrawn') return this.superseded();
+      if (answer.kind === 'answer' && answer.status === 200) {
+        this.counters.sent += 1;
+        // Once an `end` is sent, the activity's update token is of no more use.
+        await (job.what === 'end' ? this.options.registry.forgetActivityToken(job.deviceId, job.owner, job.slug, job.token) : undefined);
+        return 'delivered';
       }
-    } finally {
-      superseding.settle(job);
+      if (answer.kind === 'answer' && REMOVE_TOKEN.has(`${answer.status} ${answer.reason}`)) return await this.removeToken(job, answer);
+      if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
+        // Renewed once per push; `refused` renews at most once per token and never
+        // inside Apple's 20 minutes, whatever the number of 403s in flight.
+        if (renewed || !provider.refused(bearer)) return this.providerTokenRefused(job, renewed);
+        renewed = true;
+        this.counters.providerTokens = provider.issued;
+        this.counters.retried += 1;
+        continue;
+      }
+      const fields = answerFields(answer);
+      if (!isRetryable(answer)) return this.refused(job, answer, fields);
+      if (answer.kind === 'timeout') this.counters.timeouts += 1;
+      if (retries >= MAX_RETRIES) return this.drop(job, 'retries used up', fields);
+      retries += 1;
+      const delay = this.backoffMs(retries, answer.kind === 'answer' ? answer.retryAfter : null);
+      if (this.clock.now() + delay >= job.expiresAtMs) return this.drop(job, 'expired', fields);
+      this.counters.retried += 1;
+      // A push waiting to retry holds no slot: fresh pushes go on meanwhile.
+      job.leave();
+      if (!(await this.sleep(job, delay))) return this.drop(job, 'transport closed');
     }
+  }
+
+  private superseded(): PushOutcome {
+    this.counters.superseded += 1;
+    return 'superseded';
   }
 
   /** Why the push must not be sent (again) now, if it must not. */
   private stopBefore(job: Job): PushOutcome | undefined {
     if (this.isClosed) return this.drop(job, 'transport closed');
-    if (this.options.superseding.isSuperseded(job)) {
-      this.counters.superseded += 1;
-      return 'superseded';
-    }
+    if (this.options.superseding.isSuperseded(job.key, job.seq)) return this.superseded();
     if (this.clock.now() >= job.expiresAtMs) return this.drop(job, 'expired');
     return undefined;
   }
@@ -175,17 +200,23 @@ export class Delivery {
     return told > 0 ? told + (random() * base) / 2 : base / 2 + (random() * base) / 2;
   }
 
-  /** True after `ms` on the clock; false at once, or as soon as the transport closes. */
-  private sleep(ms: number): Promise<boolean> {
+  /** True after `ms` on the clock, or at once for a newer push (`giveWay`); false at once, or as soon as the transport closes. */
+  private sleep(job: Job, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       if (this.isClosed) return resolve(false);
       const handle = this.clock.setTimeout(() => {
-        this.sleeping.delete(handle);
+        this.sleeping.delete(job);
         resolve(true);
       }, ms);
-      this.sleeping.set(handle, () => resolve(false));
+      this.sleeping.set(job, { handle, wake: resolve });
     });
   }
+}
+
+/** A push waiting to retry: its timer, and what ends the wait (true: go on; false: the transport closed). */
+interface Sleeper {
+  handle: unknown;
+  wake: (goOn: boolean) => void;
 }
 
 /** `429`, `5xx`, a lost stream and a timeout may go through on another attempt. */

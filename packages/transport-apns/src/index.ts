@@ -3,7 +3,7 @@
  * from. Retry and provider-token tuning (`MAX_RETRIES`, `retryAfterMs`, the
  * `PROVIDER_TOKEN_*` ages, the push expiration) are internal: tests import them from `src`.
  */
-export { createApnsTransport, APNS_ORIGINS, type ApnsTransport, type ApnsTransportOptions, type ApnsCounters } from './transport.js';
+export { createApnsTransport, APNS_ORIGINS, type ApnsTransport, type ApnsTransportOptions, type ApnsCounters, type ApnsBacklog } from './transport.js';
 export {
   apnsRegistryFrom,
   createMemoryApnsRegistry,

@@ -1,16 +1,40 @@
-import type { ActivityPush } from '@tilecast/core';
+import type { ActivityPush, WidgetPush } from '@tilecast/core';
+import type { ActivityPayload } from './payloads.js';
 import type { ApnsEnvironment } from './registry.js';
 import type { ApnsRequest } from './request.js';
 
 /**
+ * A push as handed over, before it is looked up and built: what waits for admission. Its
+ * key and seq come from superseding.ts (the newest of a key wins).
+ */
+export type Ticket = ActivityTicket | WidgetTicket;
+
+interface TicketBase {
+  deviceId: string;
+  /** `pushKey(deviceId, push)`. */
+  key: string;
+  seq: number;
+}
+
+export interface ActivityTicket extends TicketBase {
+  push: ActivityPush;
+  /** The push's time and payload, made once per update (`PushBuilder.activityPayload`). */
+  payload: ActivityPayload;
+}
+
+export interface WidgetTicket extends TicketBase {
+  push: WidgetPush;
+  payload: null;
+}
+
+/**
  * A push at work: the request as sent, and what the transport keeps about it. One object
- * per push, built whole by `PushBuilder` (payloads.ts) and then only stamped (seq,
- * expiration), so that every job has the same shape.
+ * per push, built whole by `PushBuilder` (payloads.ts) and then only stamped (key, seq,
+ * expiration, requested), so that every job has the same shape.
  */
 export interface Job extends ApnsRequest {
   deviceId: string;
-  /** Pushes with the same key supersede each other (newest wins). */
-  key: string;
+  /** Its ticket's: newer pushes of the same key supersede it. */
   seq: number;
   environment: ApnsEnvironment;
   expiresAtMs: number;
@@ -19,6 +43,8 @@ export interface Job extends ApnsRequest {
   slug: string;
   /** The activity's phase, or `widgets`. */
   what: ActivityPush['phase'] | 'widgets';
+  /** True while the connections have it (waiting for a stream, or for APNs's answer). */
+  requested: boolean;
   /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
   leave: () => void;
 }

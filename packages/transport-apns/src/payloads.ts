@@ -1,5 +1,5 @@
-import type { ActivityPush, Clock, WidgetPush } from '@tilecast/core';
-import type { Job } from './job.js';
+import type { ActivityPush, Clock } from '@tilecast/core';
+import type { ActivityTicket, Job, Ticket, WidgetTicket } from './job.js';
 import type { ApnsEnvironment } from './registry.js';
 import type { ApnsRequest } from './request.js';
 
@@ -61,45 +61,38 @@ export class PushBuilder {
     return payload;
   }
 
-  /** The job of an activity push to `token`, its `body` from `activityPayload`. */
-  activityJob(deviceId: string, push: ActivityPush, token: string, environment: ApnsEnvironment, body: string, leave: () => void): Job {
-    return this.job(push.phase, deviceId, push, token, environment, body, leave);
+  /** The job of an activity push to `token`, its body the ticket's payload. */
+  activityJob(ticket: ActivityTicket, token: string, environment: ApnsEnvironment, leave: () => void): Job {
+    return this.job(ticket.push.phase, ticket, token, environment, ticket.payload.body, leave);
   }
 
   /** The job of a widgets push to the device's widgets `token`. */
-  widgetJob(deviceId: string, push: WidgetPush, token: string, environment: ApnsEnvironment, leave: () => void): Job {
-    return this.job('widgets', deviceId, push, token, environment, WIDGETS_BODY, leave);
+  widgetJob(ticket: WidgetTicket, token: string, environment: ApnsEnvironment, leave: () => void): Job {
+    return this.job('widgets', ticket, token, environment, WIDGETS_BODY, leave);
   }
 
   /**
-   * Every job comes from this one literal, with `seq`, `expiration` and `expiresAtMs` at 0
-   * for the transport to stamp: it has its final shape from the start (no property is
-   * added per push, which would grow the object).
+   * Every job comes from this one literal, with `expiration` and `expiresAtMs` at 0 for
+   * the transport to stamp: it has its final shape from the start (no property is added
+   * per push, which would grow the object).
    */
-  private job(
-    what: Job['what'],
-    deviceId: string,
-    push: ActivityPush | WidgetPush,
-    token: string,
-    environment: ApnsEnvironment,
-    body: string,
-    leave: () => void,
-  ): Job {
+  private job(what: Job['what'], ticket: Ticket, token: string, environment: ApnsEnvironment, body: string, leave: () => void): Job {
     const kind = this.kinds[what];
     return {
-      deviceId,
+      deviceId: ticket.deviceId,
       token,
-      key: `${token}\n${push.owner}/${push.slug}`,
+      key: ticket.key,
+      seq: ticket.seq,
       environment,
       pushType: kind.pushType,
       topic: kind.topic,
       priority: kind.priority,
       body,
-      owner: push.owner,
-      slug: push.slug,
+      owner: ticket.push.owner,
+      slug: ticket.push.slug,
       what,
+      requested: false,
       leave,
-      seq: 0,
       expiration: 0,
       expiresAtMs: 0,
     };

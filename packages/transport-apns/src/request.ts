@@ -6,6 +6,11 @@ import type { OutgoingHttpHeaders } from 'node:http2';
  * the thread that answers the host's requests allocates none of them.
  */
 export interface ApnsRequest {
+  /**
+   * The device and the activity or widget the push is for: a newer request with the same
+   * key takes the place of one still waiting for a stream (docs/contract/apns.md#apns-latest-wins).
+   */
+  key: string;
   /** The device token (lower-case hex): the path is `/3/device/<token>`. */
   token: string;
   pushType: 'liveactivity' | 'widgets';

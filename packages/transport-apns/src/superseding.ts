@@ -1,46 +1,100 @@
-import type { Job } from './job.js';
+import type { ActivityPush, WidgetPush } from '@tilecast/core';
+import type { Job, Ticket } from './job.js';
 
 /** Device-activity pairs whose last time is remembered; the oldest are forgotten beyond. */
 export const ACTIVITY_TIMES_KEPT = 100_000;
 
 /**
- * Newer pushes win. Two rules:
- * - per key (a device token and an activity or widget): the newest job handed over is the
- *   one to send; an older one still waiting to retry gives way (`isSuperseded`);
- * - per device and activity: the time of the newest push handed over never goes back, so a
- *   push older than one already handed over is stale (`isStale`), as APNs would drop it.
+ * What newer pushes replace: the same device, and the same activity's start, the same
+ * activity's updates and end, or the same widget. A start is not replaced by an update:
+ * the device gets its update token only from the activity the start began.
+ */
+export function pushKey(deviceId: string, push: ActivityPush | WidgetPush): string {
+  const lane = 'phase' in push ? (push.phase === 'start' ? 'start' : 'activity') : 'widgets';
+  return `${deviceId}\n${lane}\n${push.owner}/${push.slug}`;
+}
+
+/** The newest push of a key still in the transport. */
+interface Newest {
+  seq: number;
+  /** Its activity time (epoch ms), 0 for widgets. */
+  at: number;
+  /** Its job once built (looked up), until then undefined. */
+  job: Job | undefined;
+}
+
+/**
+ * Newer pushes win (docs/contract/apns.md#apns-latest-wins):
+ * - per key (`pushKey`): the push handed over last is the one to send; every older one
+ *   still in the transport gives way (`isSuperseded`), wherever it waits;
+ * - a push older (by its activity time) than the newest of its key still in the transport
+ *   is not handed over at all (`isOlder`);
+ * - per device and activity: the time of the newest push built never goes back, so a push
+ *   older than one already built is stale (`isStale`), as APNs would drop it.
+ * What is kept is one entry per key with a push in the transport, and a bounded number of
+ * activity times.
  */
 export class Superseding {
   private nextSeq = 0;
-  /** The seq of the newest job per key, while that job is at work. */
-  private readonly latest = new Map<string, number>();
-  /** Per device and activity: the time of the newest push handed over. */
+  private readonly newest = new Map<string, Newest>();
+  /** Per device and activity: the time of the newest push built. */
   private readonly activityTimes: BoundedMap<string, number>;
 
   constructor(activityTimesKept = ACTIVITY_TIMES_KEPT) {
     this.activityTimes = new BoundedMap(activityTimesKept);
   }
 
-  /** Makes `job` the newest of its key: every older one at work now gives way to it. */
-  stamp(job: Job): void {
-    const seq = ++this.nextSeq;
-    this.latest.set(job.key, seq);
-    job.seq = seq;
-  }
-
-  /** True once a newer job of the same key was stamped. */
-  isSuperseded(job: Job): boolean {
-    return this.latest.get(job.key) !== job.seq;
-  }
-
-  /** The job is done with: its key is forgotten unless a newer job holds it. */
-  settle(job: Job): void {
-    if (this.latest.get(job.key) === job.seq) this.latest.delete(job.key);
+  /** True when the newest push of `key` still in the transport is for a later time than `at`. */
+  isOlder(key: string, at: number): boolean {
+    const newest = this.newest.get(key);
+    return newest !== undefined && at < newest.at;
   }
 
   /**
-   * True when an activity push at `at` (epoch ms) is older than one already handed over
-   * for the same activity on the same device; otherwise `at` is remembered as the newest.
+   * Stamps `ticket` as the newest of its key (its `seq`); every older push of the key now
+   * gives way. Answers the one it displaces if that one was built, which is then at work
+   * (`Delivery.giveWay` says where).
+   */
+  handOver(ticket: Ticket): Job | undefined {
+    const seq = ++this.nextSeq;
+    ticket.seq = seq;
+    const at = ticket.payload?.at ?? 0;
+    const newest = this.newest.get(ticket.key);
+    if (newest === undefined) {
+      this.newest.set(ticket.key, { seq, at, job: undefined });
+      return undefined;
+    }
+    const displaced = newest.job;
+    newest.seq = seq;
+    newest.at = at;
+    newest.job = undefined;
+    return displaced;
+  }
+
+  /** The newest push of its key was built: a newer one will displace this job. */
+  built(job: Job): void {
+    const newest = this.newest.get(job.key);
+    if (newest?.seq === job.seq) newest.job = job;
+  }
+
+  /** True once a newer push of the same key was handed over. */
+  isSuperseded(key: string, seq: number): boolean {
+    return this.newest.get(key)?.seq !== seq;
+  }
+
+  /** The push is done with: its key is forgotten unless a newer push holds it. */
+  settle(key: string, seq: number): void {
+    if (this.newest.get(key)?.seq === seq) this.newest.delete(key);
+  }
+
+  /** Keys with a push in the transport (each holds one entry here). */
+  get keys(): number {
+    return this.newest.size;
+  }
+
+  /**
+   * True when an activity push at `at` (epoch ms) is older than one already built for the
+   * same activity on the same device; otherwise `at` is remembered as the newest.
    */
   isStale(deviceId: string, owner: string, slug: string, at: number): boolean {
     const key = `${deviceId}\n${owner}/${slug}`;

@@ -4,11 +4,11 @@ import { Admission } from './admission.js';
 import { ConnectionPool, type Connections } from './connection-pool.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { Delivery } from './delivery.js';
-import type { Job } from './job.js';
+import type { Job, Ticket } from './job.js';
 import { PushBuilder } from './payloads.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
-import { Superseding } from './superseding.js';
+import { pushKey, Superseding } from './superseding.js';
 import { WorkerConnectionPool } from './worker-pool.js';
 
 export type { ApnsCounters } from './counters.js';
@@ -60,26 +60,47 @@ export interface ApnsTransportOptions {
   random?: () => number;
 }
 
+/** What `ApnsTransport.backlog()` answers. */
+export interface ApnsBacklog {
+  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
+  queued: number;
+  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
+  working: number;
+  /** Pushes waiting to retry. */
+  retrying: number;
+  /** The (device, activity or widget) pairs with a push in the transport. */
+  keys: number;
+}
+
 export interface ApnsTransport extends DeviceTransport {
   /**
    * Each push resolves with what came of it: `delivered` (`200`), `token_removed`,
    * `refused` (a `4xx` other than a token's, an expired provider token not renewed),
    * `dropped` (retries used up, expired, the transport closed), `skipped` (no token),
-   * `superseded` (a newer push for the same activity or widget).
+   * `superseded` (a newer push for the same device and activity or widget came before it
+   * was sent: docs/contract/apns.md#apns-latest-wins).
    */
   pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome>;
   pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome>;
   counters(): ApnsCounters;
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
+  /**
+   * The pushes the transport holds: `queued` for admission, `working`, `retrying` (waiting
+   * to retry), and `keys`, the (device, activity or widget) pairs they are for. Newer
+   * pushes replace older ones of the same pair, so none of these grows with the number of
+   * updates, only with the pairs (docs/contract/apns.md#apns-latest-wins).
+   */
+  backlog(): ApnsBacklog;
   /** Closes the connections and drops pushes waiting for a retry. */
   close(): Promise<void>;
 }
 
 /**
- * The transport: each push is looked up in the registry (`skipped` without a token), built
- * (payloads.ts), checked and stamped as the newest of its kind (superseding.ts) and sent
- * (delivery.ts), paced by Admission over connections on a worker or this thread.
+ * The transport: each push is stamped as the newest of its device and activity or widget
+ * (superseding.ts), paced by Admission, looked up in the registry (`skipped` without a
+ * token), built (payloads.ts) and sent (delivery.ts) over connections on a worker or this
+ * thread; a newer push replaces an older one still waiting anywhere on that way.
  */
 export function createApnsTransport(options: ApnsTransportOptions): ApnsTransport {
   const { teamId, keyId, bundleId, registry } = options;
@@ -120,48 +141,68 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return 'skipped';
   };
 
-  /** Stamps `job` as the newest of its key and sends it (unless closed meanwhile). */
-  const submit = (job: Job): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
-    superseding.stamp(job);
-    return delivery.send(job);
+  /** A push a newer one of its key replaced (docs/contract/apns.md#apns-latest-wins). */
+  const superseded = (): PushOutcome => {
+    counters.superseded += 1;
+    return 'superseded';
   };
 
-  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
+  /** Looks the ticket's token up and builds its job: null when it has nowhere to go. */
+  const jobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
+    const { deviceId, push } = ticket;
     const registrations = await registry.registrationsOf(deviceId);
-    const token =
-      registrations === null ? null : push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
-    if (registrations === null || token === null) return skip();
-    // `timestamp` never goes back for one activity on one device: a push older than
-    // one already handed over is stale (APNs would drop it), so it is not sent.
-    const { at, body } = builder.activityPayload(push);
-    if (superseding.isStale(deviceId, push.owner, push.slug, at)) {
-      counters.superseded += 1;
-      return 'superseded';
+    if (registrations === null) return null;
+    if (ticket.payload === null)
+      return registrations.widgets === null ? null : builder.widgetJob(ticket, registrations.widgets, registrations.environment, leave);
+    const token = ticket.push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
+    return token === null ? null : builder.activityJob(ticket, token, registrations.environment, leave);
+  };
+
+  /** What an admitted push runs: looked up, built and sent, unless a newer one of its key came meanwhile. */
+  const work = async (ticket: Ticket, leave: () => void): Promise<PushOutcome> => {
+    try {
+      if (delivery.closed) return delivery.dropClosed();
+      if (superseding.isSuperseded(ticket.key, ticket.seq)) return superseded();
+      const job = await jobOf(ticket, leave);
+      if (job === null) return skip();
+      if (superseding.isSuperseded(job.key, job.seq)) return superseded();
+      // `timestamp` never goes back for one activity on one device: a push older than
+      // one already built is stale (APNs would drop it), so it is not sent.
+      if (ticket.payload !== null && superseding.isStale(ticket.deviceId, job.owner, job.slug, ticket.payload.at)) return superseded();
+      superseding.built(job);
+      return await delivery.send(job);
+    } finally {
+      superseding.settle(ticket.key, ticket.seq);
     }
-    return submit(builder.activityJob(deviceId, push, token, registrations.environment, body, leave));
-  };
-
-  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
-    const registrations = await registry.registrationsOf(deviceId);
-    if (registrations === null || registrations.widgets === null) return skip();
-    return submit(builder.widgetJob(deviceId, push, registrations.widgets, registrations.environment, leave));
   };
 
   // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
-  const admission = new Admission<string, ActivityPush | WidgetPush, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
-    'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
-  );
+  const admission = new Admission<Ticket, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, work, superseded);
+
+  /**
+   * Hands a push over: the newest of its key from now on (docs/contract/apns.md#apns-latest-wins,
+   * docs/decisions/0111-apns-latest-wins.md). One older than the newest still here is
+   * superseded at once; otherwise the push it displaces gives way wherever it waits, and
+   * when that one is with the connections this one goes ahead to take its place there.
+   */
+  const handOver = (ticket: Ticket): Promise<PushOutcome> => {
+    if (delivery.closed) return delivery.dropClosed();
+    if (ticket.payload !== null && superseding.isOlder(ticket.key, ticket.payload.at)) return Promise.resolve(superseded());
+    const displaced = superseding.handOver(ticket);
+    return admission.run(ticket, displaced !== undefined && delivery.giveWay(displaced));
+  };
 
   return {
     name: 'apns',
-    pushActivity: (deviceId, push: ActivityPush) => admission.run(deviceId, push),
-    pushWidget: (deviceId, push: WidgetPush) => admission.run(deviceId, push),
+    pushActivity: (deviceId, push: ActivityPush) => handOver({ deviceId, push, payload: builder.activityPayload(push), key: pushKey(deviceId, push), seq: 0 }),
+    pushWidget: (deviceId, push: WidgetPush) => handOver({ deviceId, push, payload: null, key: pushKey(deviceId, push), seq: 0 }),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => connections.load(),
+    backlog() {
+      const { working, queued } = admission.load();
+      return { queued, working, retrying: delivery.retrying, keys: superseding.keys };
+    },
     async close() {
       delivery.close();
       await connections.close();

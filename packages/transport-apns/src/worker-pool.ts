@@ -63,8 +63,8 @@ export class WorkerConnectionPool implements Connections {
     return new Promise((resolve) => {
       this.pending.set(id, { origin, resolve });
       if (this.pending.size === 1) this.worker?.ref();
-      const { token, pushType, topic, priority, expiration, body } = request;
-      this.outbox.push(id, origin, token, pushType, topic, priority, expiration, authorization, body);
+      const { key, token, pushType, topic, priority, expiration, body } = request;
+      this.outbox.push(id, origin, key, token, pushType, topic, priority, expiration, authorization, body);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());

@@ -16,6 +16,7 @@ export interface WorkerSettings {
 export type WorkerRequest = [
   id: number,
   origin: string,
+  key: string,
   token: string,
   pushType: ApnsRequest['pushType'],
   topic: string,
@@ -24,7 +25,7 @@ export type WorkerRequest = [
   authorization: string,
   body: string,
 ];
-export const REQUEST_FIELDS = 9;
+export const REQUEST_FIELDS = 10;
 
 /** To the worker: the requests of one turn of the event loop, in one message. */
 export interface RequestsMessage {

@@ -2,7 +2,7 @@ import type { PushOutcome } from '@tilecast/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
 import type { Connections } from '../src/connection-pool.js';
-import type { ApnsAnswer } from '../src/connection.js';
+import { WITHDRAWN, type ApnsAnswer } from '../src/connection.js';
 import { type ApnsCounters, zeroCounters } from '../src/counters.js';
 import { Delivery } from '../src/delivery.js';
 import type { Job } from '../src/job.js';
@@ -10,7 +10,8 @@ import { PushBuilder } from '../src/payloads.js';
 import { ProviderToken, readSigningKey } from '../src/provider-token.js';
 import { createMemoryApnsRegistry, type MemoryApnsRegistry } from '../src/registry.js';
 import { Superseding } from '../src/superseding.js';
-import { activity, BUNDLE_ID, flush, KEY_ID, T0, TEAM_ID, testSigningKey, TOKENS, widget } from './support.js';
+import type { Ticket } from '../src/job.js';
+import { activity, activityTicket, BUNDLE_ID, flush, KEY_ID, T0, TEAM_ID, testSigningKey, TOKENS, widget, widgetTicket } from './support.js';
 
 const MIN = 60_000;
 const ORIGIN = 'https://apns.test';
@@ -41,9 +42,10 @@ interface DeliveryRig {
   warnings: string[];
   /** How many times a push gave its admission slot up. */
   left: () => number;
+  /** A push handed over as the transport does (the newest of its key, the one it displaces giving way), and built. */
   widgetJob(slug?: string): Job;
   activityJob(phase: 'start' | 'update' | 'end'): Job;
-  /** Hands `job` over as the transport does: stamped as the newest of its key, then sent. */
+  /** Sends `job`, its key forgotten once settled as the transport does. */
   send(job: Job): Promise<PushOutcome>;
 }
 
@@ -83,6 +85,13 @@ function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
   const builder = new PushBuilder({ bundleId: BUNDLE_ID, attributesType: 'BuildAttributes', updatePriority: 10, clock });
   let left = 0;
   const leave = () => void (left += 1);
+  const handOver = (ticket: Ticket, build: () => Job): Job => {
+    const displaced = superseding.handOver(ticket);
+    if (displaced !== undefined) delivery.giveWay(displaced);
+    const job = build();
+    superseding.built(job);
+    return job;
+  };
   return {
     clock,
     delivery,
@@ -92,15 +101,15 @@ function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
     attempts,
     warnings,
     left: () => left,
-    widgetJob: (slug = 'boiler') => builder.widgetJob('phone', widget({ slug }), TOKENS.widgets, 'sandbox', leave),
+    widgetJob(slug = 'boiler') {
+      const ticket = widgetTicket(widget({ slug }));
+      return handOver(ticket, () => builder.widgetJob(ticket, TOKENS.widgets, 'sandbox', leave));
+    },
     activityJob(phase) {
-      const push = activity(phase, T0);
-      return builder.activityJob('phone', push, phase === 'start' ? TOKENS.start : TOKENS.update, 'sandbox', builder.activityPayload(push).body, leave);
+      const ticket = activityTicket(builder, activity(phase, T0));
+      return handOver(ticket, () => builder.activityJob(ticket, phase === 'start' ? TOKENS.start : TOKENS.update, 'sandbox', leave));
     },
-    send(job) {
-      superseding.stamp(job);
-      return delivery.send(job);
-    },
+    send: (job) => delivery.send(job).finally(() => superseding.settle(job.key, job.seq)),
   };
 }
 
@@ -208,15 +217,36 @@ describe('transport-apns Delivery: one push, its retries and its outcome', () =>
     expect(await d.registry.activityTokenOf('phone', 'acme', 'build')).toBeNull();
   });
 
-  it('a push waiting to retry gives way to a newer one for the same device and widget: superseded', async () => {
+  it('a push waiting to retry gives way at once to a newer one for the same device and widget: superseded', async () => {
     d = deliveryRig([status(500)]);
     const older = d.send(d.widgetJob());
     await flush();
-    expect(await d.send(d.widgetJob())).toBe('delivered');
-    await after(d, 750);
-    expect(await older).toBe('superseded');
+    expect(d.delivery.retrying).toBe(1);
+    const newer = d.widgetJob();
+    expect(await older).toBe('superseded'); // without the clock moving
+    expect(d.delivery.retrying).toBe(0);
+    expect(d.clock.pendingTimers()).toBe(0);
+    expect(await d.send(newer)).toBe('delivered');
     expect(d.attempts).toHaveLength(2);
     expect(d.counters).toMatchObject({ sent: 1, superseded: 1, dropped: 0 });
+  });
+
+  it('giveWay answers true only while the push is with the connections (where a newer one is to take its place)', async () => {
+    d = deliveryRig([]);
+    const job = d.widgetJob();
+    expect(d.delivery.giveWay(job)).toBe(false);
+    const sending = d.send(job);
+    expect(job.requested).toBe(true);
+    expect(d.delivery.giveWay(job)).toBe(true);
+    expect(await sending).toBe('delivered');
+    expect(job.requested).toBe(false);
+  });
+
+  it('a request withdrawn from the stream queue (a newer one took its place): superseded, never retried', async () => {
+    d = deliveryRig([WITHDRAWN]);
+    expect(await d.send(d.widgetJob())).toBe('superseded');
+    expect(d.attempts).toHaveLength(1);
+    expect(d.counters).toMatchObject({ sent: 0, retried: 0, dropped: 0, superseded: 1 });
   });
 
   it('close() drops a push waiting to retry at once, and every push after', async () => {

@@ -153,11 +153,22 @@ describe.each(CONNECTION_THREADS)('transport-apns: timestamps never go backwards
     expect(r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp)).toEqual([T0 / 1000 + 9, T0 / 1000 + 1, T0 / 1000 + 1]);
   });
 
-  it('fast updates of one activity reach the device in timestamp order', async () => {
+  it('fast updates of one activity: the latest reaches the device, the ones it replaced before they were sent are superseded', async () => {
     r = await rig({ connectionThread });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => r.transport.pushActivity('phone', activity('update', T0 + i * 1000))));
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => r.transport.pushActivity('phone', activity('update', T0 + i * 1000))));
     const stamps = r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp);
-    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
-    expect(stamps).toHaveLength(20);
+    expect(stamps).toEqual([T0 / 1000 + 19]);
+    expect(outcomes.slice(0, 19).every((outcome) => outcome === 'superseded')).toBe(true);
+    expect(outcomes[19]).toBe('delivered');
+    expect(r.transport.counters()).toMatchObject({ sent: 1, superseded: 19 });
+    expect(r.transport.backlog()).toEqual({ queued: 0, working: 0, retrying: 0, keys: 0 });
+  });
+
+  it('a push older than the newest of its activity still waiting is superseded at once, and does not replace it', async () => {
+    r = await rig({ connectionThread });
+    const newer = r.transport.pushActivity('phone', activity('update', T0 + 5_000));
+    expect(await r.transport.pushActivity('phone', activity('update', T0 + 4_000))).toBe('superseded');
+    expect(await newer).toBe('delivered');
+    expect(r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp)).toEqual([T0 / 1000 + 5]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/manual-clock.js';
 import type { Job } from '../src/job.js';
 import { PushBuilder } from '../src/payloads.js';
-import { activity, BUNDLE_ID, T0, TOKENS, widget } from './support.js';
+import { activity, activityTicket, BUNDLE_ID, T0, TOKENS, widget, widgetTicket } from './support.js';
 
 const leave = () => {};
 const builderOf = (updatePriority: 5 | 10 = 10, clock = createManualClock(T0)) =>
@@ -11,7 +11,7 @@ const contentState = (state: string) => ({ state, content: { template: 'progress
 
 /** The job of an activity push as the transport builds it: payload first, then the job. */
 function activityJob(builder: PushBuilder, push: ReturnType<typeof activity>, token: string): Job {
-  return builder.activityJob('phone', push, token, 'sandbox', builder.activityPayload(push).body, leave);
+  return builder.activityJob(activityTicket(builder, push), token, 'sandbox', leave);
 }
 
 describe('transport-apns PushBuilder: what each kind of push is sent as (docs/contract/apns.md#apns-pushes)', () => {
@@ -20,7 +20,8 @@ describe('transport-apns PushBuilder: what each kind of push is sent as (docs/co
     expect(job).toEqual({
       deviceId: 'phone',
       token: TOKENS.start,
-      key: `${TOKENS.start}\nacme/build`,
+      key: 'phone\nstart\nacme/build',
+      seq: 0,
       environment: 'sandbox',
       pushType: 'liveactivity',
       topic: `${BUNDLE_ID}.push-type.liveactivity`,
@@ -29,8 +30,8 @@ describe('transport-apns PushBuilder: what each kind of push is sent as (docs/co
       owner: 'acme',
       slug: 'build',
       what: 'start',
+      requested: false,
       leave,
-      seq: 0,
       expiration: 0,
       expiresAtMs: 0,
     });
@@ -63,10 +64,10 @@ describe('transport-apns PushBuilder: what each kind of push is sent as (docs/co
   });
 
   it('a widgets push: content-changed to the widgets topic, with no apns-priority', () => {
-    const job = builderOf(5).widgetJob('phone', widget({ slug: 'pump' }), TOKENS.widgets, 'production', leave);
+    const job = builderOf(5).widgetJob(widgetTicket(widget({ slug: 'pump' })), TOKENS.widgets, 'production', leave);
     expect(job).toMatchObject({
       token: TOKENS.widgets,
-      key: `${TOKENS.widgets}\nacme/pump`,
+      key: 'phone\nwidgets\nacme/pump',
       environment: 'production',
       pushType: 'widgets',
       topic: `${BUNDLE_ID}.push-type.widgets`,
@@ -82,7 +83,7 @@ describe('transport-apns PushBuilder: what each kind of push is sent as (docs/co
       activityJob(builder, activity('start', T0), TOKENS.start),
       activityJob(builder, activity('update', T0), TOKENS.update),
       activityJob(builder, activity('end', T0), TOKENS.update),
-      builder.widgetJob('phone', widget(), TOKENS.widgets, 'sandbox', leave),
+      builder.widgetJob(widgetTicket(widget()), TOKENS.widgets, 'sandbox', leave),
     ].map((job) => Object.keys(job).join());
     expect(new Set(shapes).size).toBe(1);
   });

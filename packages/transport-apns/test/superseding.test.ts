@@ -1,46 +1,79 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/manual-clock.js';
 import { PushBuilder } from '../src/payloads.js';
-import { Superseding } from '../src/superseding.js';
-import { BUNDLE_ID, T0, TOKENS, widget } from './support.js';
+import { pushKey, Superseding } from '../src/superseding.js';
+import { activity, activityTicket, BUNDLE_ID, T0, TOKENS, widget, widgetTicket } from './support.js';
 
 const builder = new PushBuilder({ bundleId: BUNDLE_ID, attributesType: 'BuildAttributes', updatePriority: 10, clock: createManualClock(T0) });
-/** A widgets push's job: its key is the device token and the widget. */
-const jobFor = (token: string, slug = 'boiler') => builder.widgetJob('phone', widget({ slug }), token, 'sandbox', () => {});
+/** A widgets push to `deviceId`, handed over, and its job once built. */
+function handOver(superseding: Superseding, slug = 'boiler', deviceId = 'phone') {
+  const ticket = widgetTicket(widget({ slug }), deviceId);
+  const displaced = superseding.handOver(ticket);
+  const build = () => {
+    const job = builder.widgetJob(ticket, TOKENS.widgets, 'sandbox', () => {});
+    superseding.built(job);
+    return job;
+  };
+  return { ticket, displaced, build };
+}
+
+describe('transport-apns pushKey: what a newer push replaces', () => {
+  it('the same device and widget, the same activity start, or the same activity update or end', () => {
+    const update = activity('update', T0);
+    expect(pushKey('phone', update)).toBe(pushKey('phone', activity('end', T0 + 1000)));
+    expect(pushKey('phone', update)).not.toBe(pushKey('phone', activity('start', T0)));
+    expect(pushKey('phone', update)).not.toBe(pushKey('other', update));
+    expect(pushKey('phone', update)).not.toBe(pushKey('phone', activity('update', T0, { slug: 'deploy' })));
+    // An activity and a widget of the same slug are different things.
+    expect(pushKey('phone', widget({ slug: 'build' }))).not.toBe(pushKey('phone', update));
+  });
+});
 
 describe('transport-apns Superseding: newer pushes win', () => {
-  it('a newer push for the same device token and widget makes an older one still at work give way', () => {
+  it('a newer push for the same device and widget makes an older one give way, and answers its job once built', () => {
     const superseding = new Superseding();
-    const older = jobFor(TOKENS.widgets);
-    superseding.stamp(older);
-    expect(superseding.isSuperseded(older)).toBe(false);
-    const newer = jobFor(TOKENS.widgets);
-    superseding.stamp(newer);
-    expect(superseding.isSuperseded(older)).toBe(true);
-    expect(superseding.isSuperseded(newer)).toBe(false);
+    const older = handOver(superseding);
+    expect(older.displaced).toBeUndefined();
+    expect(superseding.isSuperseded(older.ticket.key, older.ticket.seq)).toBe(false);
+    const job = older.build();
+    const newer = handOver(superseding);
+    expect(newer.displaced).toBe(job);
+    expect(superseding.isSuperseded(older.ticket.key, older.ticket.seq)).toBe(true);
+    expect(superseding.isSuperseded(newer.ticket.key, newer.ticket.seq)).toBe(false);
+    // Not built yet: the next one displaces no job.
+    expect(handOver(superseding).displaced).toBeUndefined();
   });
 
-  it('pushes for another widget or another device token do not', () => {
+  it('pushes for another widget or another device do not', () => {
     const superseding = new Superseding();
-    const job = jobFor(TOKENS.widgets);
-    superseding.stamp(job);
-    superseding.stamp(jobFor(TOKENS.widgets, 'pump'));
-    superseding.stamp(jobFor(TOKENS.otherWidgets));
-    expect(superseding.isSuperseded(job)).toBe(false);
+    const { ticket } = handOver(superseding);
+    handOver(superseding, 'pump');
+    handOver(superseding, 'boiler', 'other');
+    expect(superseding.isSuperseded(ticket.key, ticket.seq)).toBe(false);
+    expect(superseding.keys).toBe(3);
   });
 
-  it('an older push settling leaves the newer one the newest', () => {
+  it('an older push settling leaves the newer one the newest; the newest settling forgets the key', () => {
     const superseding = new Superseding();
-    const older = jobFor(TOKENS.widgets);
-    const newer = jobFor(TOKENS.widgets);
-    superseding.stamp(older);
-    superseding.stamp(newer);
-    superseding.settle(older);
-    expect(superseding.isSuperseded(newer)).toBe(false);
-    superseding.settle(newer);
-    const next = jobFor(TOKENS.widgets);
-    superseding.stamp(next);
-    expect(superseding.isSuperseded(next)).toBe(false);
+    const older = handOver(superseding).ticket;
+    const newer = handOver(superseding).ticket;
+    superseding.settle(older.key, older.seq);
+    expect(superseding.isSuperseded(newer.key, newer.seq)).toBe(false);
+    superseding.settle(newer.key, newer.seq);
+    expect(superseding.keys).toBe(0);
+    const next = handOver(superseding).ticket;
+    expect(superseding.isSuperseded(next.key, next.seq)).toBe(false);
+  });
+
+  it('a push for an earlier activity time than the newest of its key still at work is older: it is not handed over', () => {
+    const superseding = new Superseding();
+    const ticket = activityTicket(builder, activity('update', T0 + 5_000));
+    expect(superseding.isOlder(ticket.key, T0)).toBe(false);
+    superseding.handOver(ticket);
+    expect(superseding.isOlder(ticket.key, T0 + 4_999)).toBe(true);
+    expect(superseding.isOlder(ticket.key, T0 + 5_000)).toBe(false);
+    superseding.settle(ticket.key, ticket.seq);
+    expect(superseding.isOlder(ticket.key, T0)).toBe(false);
   });
 
   it('an activity push older than one handed over for that activity on that device is stale; the same time or newer is not', () => {

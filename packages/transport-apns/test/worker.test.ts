@@ -63,7 +63,15 @@ function threadNices(): Map<string, number> {
   return nices;
 }
 
-const REQUEST: ApnsRequest = { token: 'aa', pushType: 'widgets', topic: 'com.example.push-type.widgets', priority: null, expiration: 0, body: '{}' };
+const REQUEST: ApnsRequest = {
+  key: 'phone\nwidgets\nacme/boiler',
+  token: 'aa',
+  pushType: 'widgets',
+  topic: 'com.example.push-type.widgets',
+  priority: null,
+  expiration: 0,
+  body: '{}',
+};
 
 describe('WorkerConnectionPool: a worker that stops', () => {
   it('answers what it was handed as a network failure, says so, and starts a new worker for the next request', async () => {

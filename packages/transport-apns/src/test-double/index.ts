@@ -75,6 +75,12 @@ export interface ApnsDouble {
   /** Answers every stalled stream that is still open (default `200`). */
   releaseStalled(answer?: { status: number; reason?: string }): void;
   /**
+   * While on, every request that passes the checks stalls, before any rule is used (an
+   * APNs host that stops answering): it is recorded and never answered until
+   * `releaseStalled`. Turning it off leaves the stalled streams as they are.
+   */
+  stallAll(on?: boolean): void;
+  /**
    * While on, every connection accepted gets GOAWAY at once and is closed, before it
    * answers anything (an APNs host that turns connections away; `received` stays as it is).
    */
@@ -110,6 +116,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   let openStreams = 0;
   let peakOpenStreams = 0;
   let turningAway = false;
+  let stallingAll = false;
 
   server.on('session', (session) => {
     sessions.add(session);
@@ -190,10 +197,10 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
       record(entry);
       return respond(stream, refusal.status, refusal.reason);
     }
-    const index = rules.findIndex((rule) => rule.token === undefined || rule.token === deviceToken.toLowerCase());
+    const index = stallingAll ? -1 : rules.findIndex((rule) => rule.token === undefined || rule.token === deviceToken.toLowerCase());
     const rule = index === -1 ? undefined : rules[index]!;
     if (rule !== undefined && --rule.times <= 0) rules.splice(index, 1);
-    const answer: DoubleAnswer = rule?.answer ?? { status: 200 };
+    const answer: DoubleAnswer = stallingAll ? 'stall' : (rule?.answer ?? { status: 200 });
     if (typeof answer === 'string') {
       entry.reason = answer;
       record(entry);
@@ -282,6 +289,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
       stalled.clear();
     },
     goawayOnConnect: (on = true) => void (turningAway = on),
+    stallAll: (on = true) => void (stallingAll = on),
     stats: () => ({ openStreams, peakOpenStreams, connections }),
     async close() {
       for (const session of sessions) session.destroy();
