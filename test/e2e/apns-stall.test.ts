@@ -6,7 +6,7 @@
  * recovers each device gets at most one push per resource, the latest.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createTilecast, silentLogger, type DeviceTransport, type PushOutcome } from '@tilecast/core';
+import { createTilecast, silentLogger, type DeviceTransport, type PushOutcome, type PushReport } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { apnsRegistryFrom, createApnsTransport } from '@tilecast/transport-apns';
 import { startApnsDouble } from '@tilecast/transport-apns/test-double';
@@ -57,13 +57,13 @@ describe('the core fan-out over transport-apns while APNs stalls (memory store)'
     const lastOutcomes: PushOutcome[] = [];
     let lastUpdatedAt = new Set<string>();
     const counted =
-      <P extends { updated_at: string }>(push: (id: string, p: P) => Promise<PushOutcome>) =>
+      <P extends { updated_at: string }>(push: (id: string, p: P) => Promise<PushOutcome | PushReport>) =>
       (deviceId: string, p: P) => {
         handed += 1;
         const sent = push(deviceId, p);
         void sent.then((outcome) => {
           settled += 1;
-          if (lastUpdatedAt.has(p.updated_at)) lastOutcomes.push(outcome);
+          if (lastUpdatedAt.has(p.updated_at)) lastOutcomes.push(typeof outcome === 'string' ? outcome : outcome.outcome);
         });
         return sent;
       };
@@ -119,15 +119,17 @@ describe('the core fan-out over transport-apns while APNs stalls (memory store)'
     const recoveredAt = double.received.length;
     double.stallAll(false);
     double.releaseStalled();
-    // Every fan-out hands all its devices over, the last ones once their windows free up.
+    // Every job ends: the latest ones hand all their devices over; older ones stop once a
+    // newer generation of their resource replaced them (docs/contract/durable-delivery.md#durable-supersede).
     const total = DEVICES * (ACTIVITY_UPDATES + WIDGET_UPDATES);
-    for (let i = 0; i < 20_000 && (settled < handed || handed < total); i++) {
+    const jobsPending = async () => (await storage.deliveryJobStats()).pending > 0;
+    for (let i = 0; i < 20_000 && (settled < handed || (await jobsPending())); i++) {
       for (let turn = 0; turn < 5; turn++) await nextTurn();
       const streams = Object.values(apns.load()).reduce((open, load) => open + load.active, 0);
       if (streams === 0) clock.advance(250);
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    expect(handed).toBe(total);
+    expect(handed).toBeLessThanOrEqual(total);
     expect(settled).toBe(handed);
     await tilecast.idle();
 

@@ -1,4 +1,10 @@
-import type { Clock, Logger, PushOutcome } from '@tilecast/core';
+import type { Clock, Logger, PushOutcome, PushReport } from '@tilecast/core';
+
+/** What a push came to: its outcome, with the reason when it was given up (a dead letter's reason). */
+export type ApnsResult = PushOutcome | PushReport;
+
+/** The outcome alone. */
+export const outcomeName = (result: ApnsResult): PushOutcome => (typeof result === 'string' ? result : result.outcome);
 import type { ApnsAnswer } from './connection.js';
 import type { Connections } from './connection-pool.js';
 import type { ApnsCounters } from './counters.js';
@@ -33,7 +39,7 @@ export interface DeliveryOptions {
 const REMOVE_TOKEN: ReadonlySet<string> = new Set(['410 Unregistered', '400 BadDeviceToken', '400 DeviceTokenNotForTopic']);
 
 /** The answer of every push dropped because the transport is closed (one shared promise). */
-const DROPPED: Promise<PushOutcome> = Promise.resolve('dropped');
+const DROPPED: Promise<ApnsResult> = Promise.resolve({ outcome: 'dropped', reason: 'transport closed' });
 
 /**
  * Sends pushes to APNs and resolves each with what came of it: retried with backoff on
@@ -59,7 +65,7 @@ export class Delivery {
   }
 
   /** Sends `job` (stamped by the caller as the newest of its key), its expiration fixed now. */
-  send(job: Job): Promise<PushOutcome> {
+  send(job: Job): Promise<ApnsResult> {
     const expiration = Math.floor(this.clock.now() / 1000) + APNS_EXPIRATION_S;
     job.expiration = expiration;
     job.expiresAtMs = expiration * 1000;
@@ -67,7 +73,7 @@ export class Delivery {
   }
 
   /** A push handed over once the transport is closed, or still queued then: dropped without a look at the store. */
-  dropClosed(): Promise<PushOutcome> {
+  dropClosed(): Promise<ApnsResult> {
     this.counters.dropped += 1;
     return DROPPED;
   }
@@ -105,7 +111,7 @@ export class Delivery {
     return this.sleeping.size;
   }
 
-  private async deliver(job: Job): Promise<PushOutcome> {
+  private async deliver(job: Job): Promise<ApnsResult> {
     const { connections, provider } = this.options;
     let retries = 0;
     let renewed = false;
@@ -149,13 +155,13 @@ export class Delivery {
     }
   }
 
-  private superseded(): PushOutcome {
+  private superseded(): ApnsResult {
     this.counters.superseded += 1;
     return 'superseded';
   }
 
   /** Why the push must not be sent (again) now, if it must not. */
-  private stopBefore(job: Job): PushOutcome | undefined {
+  private stopBefore(job: Job): ApnsResult | undefined {
     if (this.isClosed) return this.drop(job, 'transport closed');
     if (this.options.superseding.isSuperseded(job.key, job.seq)) return this.superseded();
     if (this.clock.now() >= job.expiresAtMs) return this.drop(job, 'expired');
@@ -163,7 +169,7 @@ export class Delivery {
   }
 
   /** APNs says the device token is dead: it is removed wherever the device registered it. */
-  private async removeToken(job: Job, answer: { status: number; reason: string | null }): Promise<PushOutcome> {
+  private async removeToken(job: Job, answer: { status: number; reason: string | null }): Promise<ApnsResult> {
     await this.options.registry.removeToken(job.deviceId, job.token);
     this.counters.tokensRemoved += 1;
     this.options.logger.info('apns: device token removed', { ...aboutJob(job), status: answer.status, reason: answer.reason });
@@ -171,13 +177,13 @@ export class Delivery {
   }
 
   /** A fresh (or already renewed) token refused as expired: a clock or key problem, not retried. */
-  private providerTokenRefused(job: Job, renewed: boolean): PushOutcome {
+  private providerTokenRefused(job: Job, renewed: boolean): ApnsResult {
     this.options.logger.error('apns: provider token refused as expired', { ...aboutJob(job), renewed });
     return this.drop(job, 'provider token refused', {}, 'refused');
   }
 
   /** A refusal that another attempt would not change (a `4xx` other than the ones handled). */
-  private refused(job: Job, answer: ApnsAnswer, fields: Record<string, unknown>): PushOutcome {
+  private refused(job: Job, answer: ApnsAnswer, fields: Record<string, unknown>): ApnsResult {
     if (answer.kind === 'answer' && answer.status === 403) {
       this.options.logger.error('apns: request refused: check the team id, key id, key and bundle id', { ...aboutJob(job), ...fields });
     }
@@ -185,10 +191,12 @@ export class Delivery {
   }
 
   /** Gives the push up, logged; `refused` when APNs refused it for good, else `dropped`. */
-  private drop(job: Job, why: string, fields: Record<string, unknown> = {}, outcome: 'dropped' | 'refused' = 'dropped'): PushOutcome {
+  private drop(job: Job, why: string, fields: Record<string, unknown> = {}, outcome: 'dropped' | 'refused' = 'dropped'): PushReport {
     this.counters.dropped += 1;
     this.options.logger.warn(`apns: push dropped (${why})`, { ...aboutJob(job), ...fields });
-    return outcome;
+    // APNs's own reason when it answered one (`BadTopic`, `PayloadTooLarge`...), else why it was given up.
+    const told = typeof fields.reason === 'string' ? fields.reason : typeof fields.status === 'number' ? `status ${fields.status}` : null;
+    return { outcome, reason: told === null ? why : `${why}: ${told}` };
   }
 
   private backoffMs(retry: number, retryAfter: string | null): number {

@@ -3,7 +3,7 @@ import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTr
 import { Admission } from './admission.js';
 import { ConnectionPool, type Connections } from './connection-pool.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
-import { Delivery } from './delivery.js';
+import { type ApnsResult, Delivery } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import { PushBuilder } from './payloads.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
@@ -80,8 +80,8 @@ export interface ApnsTransport extends DeviceTransport {
    * `superseded` (a newer push for the same device and activity or widget came before it
    * was sent: docs/contract/apns.md#apns-latest-wins).
    */
-  pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome>;
-  pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome>;
+  pushActivity(deviceId: string, push: ActivityPush): Promise<ApnsResult>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<ApnsResult>;
   counters(): ApnsCounters;
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
@@ -136,13 +136,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   });
 
   /** A push with nowhere to go (no registration, or no token of its kind). */
-  const skip = (): PushOutcome => {
+  const skip = (): ApnsResult => {
     counters.skipped += 1;
     return 'skipped';
   };
 
   /** A push a newer one of its key replaced (docs/contract/apns.md#apns-latest-wins). */
-  const superseded = (): PushOutcome => {
+  const superseded = (): ApnsResult => {
     counters.superseded += 1;
     return 'superseded';
   };
@@ -159,7 +159,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   };
 
   /** What an admitted push runs: looked up, built and sent, unless a newer one of its key came meanwhile. */
-  const work = async (ticket: Ticket, leave: () => void): Promise<PushOutcome> => {
+  const work = async (ticket: Ticket, leave: () => void): Promise<ApnsResult> => {
     try {
       if (delivery.closed) return delivery.dropClosed();
       if (superseding.isSuperseded(ticket.key, ticket.seq)) return superseded();
@@ -177,7 +177,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   };
 
   // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
-  const admission = new Admission<Ticket, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, work, superseded);
+  const admission = new Admission<Ticket, ApnsResult>(2 * maxConcurrentStreams, PUSHES_PER_TURN, work, superseded);
 
   /**
    * Hands a push over: the newest of its key from now on (docs/contract/apns.md#apns-latest-wins,
@@ -185,7 +185,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
    * superseded at once; otherwise the push it displaces gives way wherever it waits, and
    * when that one is with the connections this one goes ahead to take its place there.
    */
-  const handOver = (ticket: Ticket): Promise<PushOutcome> => {
+  const handOver = (ticket: Ticket): Promise<ApnsResult> => {
     if (delivery.closed) return delivery.dropClosed();
     if (ticket.payload !== null && superseding.isOlder(ticket.key, ticket.payload.at)) return Promise.resolve(superseded());
     const displaced = superseding.handOver(ticket);

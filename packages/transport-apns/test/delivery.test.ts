@@ -4,7 +4,7 @@ import { createManualClock, type ManualClock } from '../../../test/support/manua
 import type { Connections } from '../src/connection-pool.js';
 import { WITHDRAWN, type ApnsAnswer } from '../src/connection.js';
 import { type ApnsCounters, zeroCounters } from '../src/counters.js';
-import { Delivery } from '../src/delivery.js';
+import { Delivery, outcomeName } from '../src/delivery.js';
 import type { Job } from '../src/job.js';
 import { PushBuilder } from '../src/payloads.js';
 import { ProviderToken, readSigningKey } from '../src/provider-token.js';
@@ -109,7 +109,7 @@ function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
       const ticket = activityTicket(builder, activity(phase, T0));
       return handOver(ticket, () => builder.activityJob(ticket, phase === 'start' ? TOKENS.start : TOKENS.update, 'sandbox', leave));
     },
-    send: (job) => delivery.send(job).finally(() => superseding.settle(job.key, job.seq)),
+    send: (job) => delivery.send(job).then(outcomeName).finally(() => superseding.settle(job.key, job.seq)),
   };
 }
 
@@ -258,7 +258,7 @@ describe('transport-apns Delivery: one push, its retries and its outcome', () =>
     expect(d.clock.pendingTimers()).toBe(0);
     expect(d.delivery.closed).toBe(true);
     expect(await d.send(d.widgetJob('later'))).toBe('dropped');
-    expect(await d.delivery.dropClosed()).toBe('dropped');
+    expect(await d.delivery.dropClosed()).toEqual({ outcome: 'dropped', reason: 'transport closed' });
     expect(d.attempts).toHaveLength(1);
     expect(d.counters).toMatchObject({ dropped: 3 });
   });
