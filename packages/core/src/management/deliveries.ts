@@ -4,19 +4,29 @@ import type { Storage } from '../storage/storage.js';
 import { Identifier, UnknownRecordError } from './arguments.js';
 
 /**
- * How many jobs or dead letters one listing returns unless told (a screenful for a person
- * at a terminal), and at most (one bounded store read; a backlog larger than that is
- * visible in `tilecast_delivery_jobs_pending` and narrowed with an account).
- * docs/contract/durable-delivery.md#durable-operator-listing
+ * How many jobs or dead letters one listing returns unless told: a screenful for a person
+ * at a terminal (docs/contract/durable-delivery.md#durable-operator-listing).
  */
 export const DEFAULT_DELIVERY_PAGE = 100;
+
+/**
+ * The most jobs or dead letters one listing returns: one bounded store read. A larger
+ * backlog shows in `tilecast_delivery_jobs_pending` and is narrowed by account.
+ */
 export const MAX_DELIVERY_PAGE = 1_000;
 
-export const DeliveryListInput = v.strictObject({
+export const DeliveryListSchema: v.GenericSchema<DeliveryListInput, { accountId?: string; limit: number }> = v.strictObject({
   accountId: v.optional(Identifier),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_DELIVERY_PAGE)), DEFAULT_DELIVERY_PAGE),
 });
-export type DeliveryListInput = v.InferInput<typeof DeliveryListInput>;
+
+/** Which jobs or dead letters a listing returns (checked by `DeliveryListSchema`). */
+export interface DeliveryListInput {
+  /** Only this account's, which must exist; omitted: every account's. */
+  accountId?: string;
+  /** At most this many, 1 to `MAX_DELIVERY_PAGE`; default `DEFAULT_DELIVERY_PAGE`. */
+  limit?: number;
+}
 
 /**
  * A delivery job not done yet, as an operator sees it: which resource, what it sends, how
@@ -57,7 +67,7 @@ export interface DeadLetterSummary {
   at: number;
 }
 
-type Query = v.InferOutput<typeof DeliveryListInput>;
+type Query = v.InferOutput<typeof DeliveryListSchema>;
 
 export async function pendingDeliveries(storage: Storage, query: Query): Promise<DeliverySummary[]> {
   await requireAccountOf(storage, query);

@@ -4,7 +4,7 @@ import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js'
 import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { Identifier, OwnDeviceShareError, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
-import { type DeadLetterSummary, DeliveryListInput, type DeliverySummary, deadLetters, pendingDeliveries } from './deliveries.js';
+import { type DeadLetterSummary, type DeliveryListInput, DeliveryListSchema, type DeliverySummary, deadLetters, pendingDeliveries } from './deliveries.js';
 
 /** Default concurrent-activity quota of a new account (docs/contract/deployment.md#management-defaults). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
@@ -239,10 +239,10 @@ export function createManagementApi(storage: Storage): ManagementApi {
     },
     unshareWidget: (accountId, slug, deviceId) => storage.unshareWidget(accountId, slug, deviceId),
     async listDeliveries(query = {}) {
-      return pendingDeliveries(storage, parseArgument(DeliveryListInput, query, 'listDeliveries'));
+      return pendingDeliveries(storage, parseArgument(DeliveryListSchema, query, 'listDeliveries'));
     },
     async listDeadLetters(query = {}) {
-      return deadLetters(storage, parseArgument(DeliveryListInput, query, 'listDeadLetters'));
+      return deadLetters(storage, parseArgument(DeliveryListSchema, query, 'listDeadLetters'));
     },
   };
 }
