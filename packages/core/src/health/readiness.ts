@@ -63,7 +63,9 @@ export function createReadinessCheck(deps: {
     });
 
   const probe = async (): Promise<Readiness> => {
-    const [account, jobs] = await Promise.all([within(() => storage.getAccount(READINESS_PROBE_ACCOUNT)), within(() => storage.deliveryJobStats())]);
+    // Both reads at once; an unready answer does not wait for the job stats.
+    const jobsRead = within(() => storage.deliveryJobStats());
+    const account = await within(() => storage.getAccount(READINESS_PROBE_ACCOUNT));
     if (account.kind === 'late') {
       logger.warn('readiness: the store did not answer in time', { deadline_ms: deadlineMs });
       observer?.storeError({ kind: 'deadline' });
@@ -74,6 +76,7 @@ export function createReadinessCheck(deps: {
       if (isStorageUnavailable(account.error)) observer?.storeError({ kind: storeErrorKind(account.error) });
       return { ready: false, reason: 'storage' };
     }
+    const jobs = await jobsRead;
     if (jobs.kind === 'error') logger.warn('readiness: the pending delivery jobs could not be read', { error: String(jobs.error) });
     const stats = jobs.kind === 'value' ? jobs.value : jobs.kind;
     const line = deliveryDetail(stats, { now: clock.now(), lateAfterMs, deadlineMs });
