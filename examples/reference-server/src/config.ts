@@ -37,6 +37,12 @@ export interface ServerConfig {
    * flight, device pushes and webhook deliveries get to finish before they are cut.
    */
   shutdownGraceMs: number;
+  /**
+   * How delivery jobs are worked on (docs/contract/deployment.md#env-delivery):
+   * `TILECAST_DELIVERY_LEASE_MS`, `TILECAST_DELIVERY_POLL_MS`, `TILECAST_DELIVERY_MAX_JOBS`,
+   * `TILECAST_DELIVERY_LATE_AFTER_MS`; `TilecastOptions.delivery` as it is.
+   */
+  delivery: { leaseMs: number; pollMs: number; maxJobs: number; lateAfterMs: number };
   /** APNs delivery (docs/contract/apns.md#apns-reference-settings): on when the four `TILECAST_APNS_*` key settings are set, else null. */
   apns: ApnsConfig | null;
   /** `GET /metrics`: `TILECAST_METRICS`, `TILECAST_METRICS_PORT` (observability-config.ts). */
@@ -129,6 +135,12 @@ function toServerConfig(values: SettingValues): ServerConfig {
     sse: { pingMs: values.TILECAST_SSE_PING_MS, lifetimeMs: values.TILECAST_SSE_LIFETIME_MS },
     webhookAllowPrivate: values.TILECAST_WEBHOOK_ALLOW_PRIVATE,
     shutdownGraceMs: values.TILECAST_SHUTDOWN_GRACE_MS,
+    delivery: {
+      leaseMs: values.TILECAST_DELIVERY_LEASE_MS,
+      pollMs: values.TILECAST_DELIVERY_POLL_MS,
+      maxJobs: values.TILECAST_DELIVERY_MAX_JOBS,
+      lateAfterMs: values.TILECAST_DELIVERY_LATE_AFTER_MS,
+    },
     apns: toApnsConfig(values),
     metrics: metricsConfig(values.TILECAST_METRICS, values.TILECAST_METRICS_PORT),
     logLevel: values.LOG_LEVEL,
@@ -152,14 +164,22 @@ function toApnsConfig(values: SettingValues): ApnsConfig | null {
 
 /**
  * Settings that are valid alone but not together (each checked only when its values were
- * read): Node refuses a header deadline past the request deadline, and rotating the demo
- * tokens means nothing when the demo account is off.
+ * read): Node refuses a header deadline past the request deadline, rotating the demo
+ * tokens means nothing when the demo account is off, and a delivery lease that a renewal
+ * statement may outlast would pass to another instance while its holder still works.
  */
 function crossProblems(values: Partial<SettingValues>): string[] {
   const problems: string[] = [];
   const { TILECAST_REQUEST_TIMEOUT_MS: request, TILECAST_HEADERS_TIMEOUT_MS: headers } = values;
   if (request !== undefined && headers !== undefined && headers > request) {
     problems.push(`TILECAST_HEADERS_TIMEOUT_MS (${headers}) must not exceed TILECAST_REQUEST_TIMEOUT_MS (${request})`);
+  }
+  const { TILECAST_DELIVERY_LEASE_MS: lease, TILECAST_PG_STATEMENT_TIMEOUT_MS: statement } = values;
+  // The lease is renewed a third of the way through it, by a statement that may take its whole deadline.
+  if (values.DATABASE_URL != null && lease !== undefined && statement !== undefined && lease < 2 * statement) {
+    problems.push(
+      `TILECAST_DELIVERY_LEASE_MS (${lease}) must be at least twice TILECAST_PG_STATEMENT_TIMEOUT_MS (${statement}): a lease is renewed by a statement that may take that long`,
+    );
   }
   if (values.TILECAST_DEMO_ROTATE === true && !demoOn(values)) {
     problems.push('TILECAST_DEMO_ROTATE=1 needs the demo account: set TILECAST_DEMO=1 (unset, it is off with DATABASE_URL or TILECAST_SEED)');

@@ -62,6 +62,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
     logger,
     observer,
     sse: config.sse,
+    delivery: config.delivery,
     webhooks: { allowPrivateNetworks: config.webhookAllowPrivate },
     transport: apns,
   });

@@ -1,6 +1,6 @@
 import { DEFAULT_TIMEOUTS } from '@tilecast/adapter-node-http';
 import { LOG_LEVELS } from './observability-config.js';
-import { flag, host, httpsOrigin, integer, milliseconds, oneOf, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
+import { flag, host, httpsOrigin, integer, MAX_TIMER_MS, milliseconds, oneOf, type Parse, postgresUrl, readableFile, text } from './setting-parsers.js';
 
 /**
  * One environment variable of the server. `default` is the text used when the variable is
@@ -78,6 +78,22 @@ export const SETTINGS = {
     milliseconds(),
     '10000',
     'on SIGTERM/SIGINT, how long requests in flight, device pushes and webhook deliveries get before they are cut',
+  ),
+  TILECAST_DELIVERY_LEASE_MS: setting(
+    integer(1_000, MAX_TIMER_MS),
+    '30000',
+    'how long an instance holds a delivery job (the pushes of one update) without renewing it, renewed every third of it; when its holder dies, another instance resumes the job after this long',
+  ),
+  TILECAST_DELIVERY_POLL_MS: setting(
+    milliseconds(),
+    '2000',
+    'how often each instance looks for delivery jobs nobody works on: a lease that lapsed, a widget push due at the end of its throttle window',
+  ),
+  TILECAST_DELIVERY_MAX_JOBS: setting(integer(1, 1000), '8', 'delivery jobs one instance works on at once, at most'),
+  TILECAST_DELIVERY_LATE_AFTER_MS: setting(
+    milliseconds(),
+    '60000',
+    "a pending delivery job older than this is named in `GET /readyz`'s `detail`; readiness stays `200`",
   ),
   TILECAST_APNS_KEY_FILE: setting(readableFile(), null, 'APNs: path of the `.p8` signing key (an EC P-256 key, checked at start)'),
   TILECAST_APNS_KEY_ID: setting(text(APPLE_ID, 'the 10-character key id Apple shows (A-Z, 0-9)'), null, "APNs: the key's id (the JWT's `kid`)"),

@@ -102,6 +102,42 @@ describe('validation', () => {
     expect(() => level('loud', 'LEVEL')).toThrow(new SettingProblem('LEVEL must be one of debug, info, warn, got "loud"'));
   });
 
+  it('TILECAST_DELIVERY_*: the delivery options, read as they are, with the core defaults when unset', () => {
+    expect(loadConfig({}).config?.delivery).toEqual({ leaseMs: 30_000, pollMs: 2_000, maxJobs: 8, lateAfterMs: 60_000 });
+    expect(
+      loadConfig({
+        TILECAST_DELIVERY_LEASE_MS: '12000',
+        TILECAST_DELIVERY_POLL_MS: '250',
+        TILECAST_DELIVERY_MAX_JOBS: '32',
+        TILECAST_DELIVERY_LATE_AFTER_MS: '5000',
+      }).config?.delivery,
+    ).toEqual({ leaseMs: 12_000, pollMs: 250, maxJobs: 32, lateAfterMs: 5_000 });
+    expect(
+      loadConfig({
+        TILECAST_DELIVERY_LEASE_MS: '999',
+        TILECAST_DELIVERY_POLL_MS: '0',
+        TILECAST_DELIVERY_MAX_JOBS: '1001',
+        TILECAST_DELIVERY_LATE_AFTER_MS: '1m',
+      }).problems,
+    ).toEqual([
+      'TILECAST_DELIVERY_LEASE_MS must be an integer 1000-2147483647, got "999"',
+      'TILECAST_DELIVERY_POLL_MS must be a positive integer (milliseconds, at most 2147483647), got "0"',
+      'TILECAST_DELIVERY_MAX_JOBS must be an integer 1-1000, got "1001"',
+      'TILECAST_DELIVERY_LATE_AFTER_MS must be a positive integer (milliseconds, at most 2147483647), got "1m"',
+    ]);
+    expect(loadConfig({ TILECAST_DELIVERY_MAX_JOBS: '0' }).problems).toEqual(['TILECAST_DELIVERY_MAX_JOBS must be an integer 1-1000, got "0"']);
+  });
+
+  it('with PostgreSQL, the delivery lease is at least twice the statement deadline (a renewal is a statement)', () => {
+    const database = { DATABASE_URL: 'postgres://db/tilecast', TILECAST_PG_STATEMENT_TIMEOUT_MS: '8000' };
+    expect(loadConfig({ ...database, TILECAST_DELIVERY_LEASE_MS: '16000' }).problems).toEqual([]);
+    expect(loadConfig({ ...database, TILECAST_DELIVERY_LEASE_MS: '15999' }).problems).toEqual([
+      'TILECAST_DELIVERY_LEASE_MS (15999) must be at least twice TILECAST_PG_STATEMENT_TIMEOUT_MS (8000): a lease is renewed by a statement that may take that long',
+    ]);
+    // In memory there is no statement: any lease the setting accepts.
+    expect(loadConfig({ TILECAST_PG_STATEMENT_TIMEOUT_MS: '8000', TILECAST_DELIVERY_LEASE_MS: '1000' }).problems).toEqual([]);
+  });
+
   it('an empty value counts as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '', TILECAST_SEED: '' }).config).toMatchObject({ port: 8080, databaseUrl: null, seedPath: null });
   });

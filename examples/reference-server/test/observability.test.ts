@@ -58,6 +58,10 @@ describe('reference server metrics and logs', () => {
     expect(text).toContain('tilecast_http_requests_total{method="PATCH",route="/widget/{slug}",status="200"} 1');
     expect(text).toContain('process_cpu_seconds_total');
     expect(text).toMatch(/^tilecast_event_log_events \d+$/m);
+    // The delivery job gauges come from the store (the memory store's deliveryJobStats, issue 34 item 1).
+    expect(text).toMatch(/^tilecast_delivery_jobs_pending \d+$/m);
+    expect(text).toMatch(/^tilecast_delivery_oldest_job_age_seconds [\d.]+$/m);
+    expect(text).toMatch(/^tilecast_delivery_jobs_ended_total\{kind="widget",outcome="done"\} \d+$/m);
     expect((await fetch(server.metricsUrl!, { method: 'POST' })).status).toBe(405);
 
     const request = events(lines).find((event) => event.msg === 'request');

@@ -50,6 +50,8 @@ export function reportOf(error: unknown, where: string): { message: string; exit
 
 /** Management input fields that the CLI takes as options, by the option's name. */
 const OPTION_OF: Readonly<Record<string, string>> = {
+  accountId: '--account',
+  limit: '--limit',
   activityQuota: '--quota',
   dismissalDelayS: '--dismissal-delay',
   staleAfter: '--stale-after',

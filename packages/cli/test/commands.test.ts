@@ -369,6 +369,58 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     await expectFailure(['seed', 'apply', join(dir, 'dangling.json')], 1, /^tilecast seed apply: no device "ghost"$/m);
   });
 
+  // Needs the PostgreSQL store's delivery jobs and dead letters (issue 34, item 1).
+  it('deliveries lists the pending jobs and, with --failed, the dead letters newest first', async () => {
+    expect((await cli('deliveries')).stdout).toBe('No pending deliveries.\n');
+    expect((await cli('deliveries', '--failed')).stdout).toBe('No dead letters in the last 7 days.\n');
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const written = await store.setWidgetContent('acme', 'lights', { content: { title: 'Lights' }, staleAfter: undefined, now });
+    if (!written.ok) throw new Error(`widget not written: ${written.reason}`);
+    expect(await cliJson('deliveries')).toEqual({
+      deliveries: [
+        {
+          account: 'acme',
+          kind: 'widget',
+          slug: 'lights',
+          phase: 'changed',
+          cursor: null,
+          due_at: iso(written.job.dueAt),
+          created_at: iso(now),
+          leased_by: null,
+          lease_until: null,
+          resumed: 0,
+        },
+      ],
+    });
+    const table = await cli('deliveries', '--account', 'acme');
+    expect(table.stdout).toMatch(
+      /^RESOURCE {11}PHASE {3}PROGRESS {5}DUE +AGE +LEASE +RESUMED\nwidget acme\/lights {2}changed {2}not started {2}\S.* {2}- {2}0\n$/,
+    );
+    expect((await cli('deliveries', '--account', 'shop')).stdout).toBe('No pending deliveries for account shop.\n');
+    await expectFailure(['deliveries', '--account', 'nobody'], 1, /^tilecast deliveries: no account "nobody"$/m);
+    await expectFailure(['deliveries', '--limit', '1001'], 2, /^tilecast deliveries: invalid --limit 1001: Invalid value: Expected <=1000/m);
+
+    const letter = { accountId: 'acme', kind: 'widget' as const, slug: 'lights', transport: 'apns' };
+    await store.addDeadLetters([
+      { ...letter, deviceId: 'acme-tablet', reason: 'refused: BadDeviceToken', at: now - 60_000 },
+      { ...letter, deviceId: 'shop-phone', reason: 'dropped: retries used up', at: now - 1_000 },
+    ]);
+    expect(await cliJson('deliveries', '--failed')).toEqual({
+      dead_letters: [
+        { account: 'acme', kind: 'widget', slug: 'lights', device: 'shop-phone', transport: 'apns', reason: 'dropped: retries used up', at: iso(now - 1_000) },
+        { account: 'acme', kind: 'widget', slug: 'lights', device: 'acme-tablet', transport: 'apns', reason: 'refused: BadDeviceToken', at: iso(now - 60_000) },
+      ],
+    });
+    const newest = await cli('deliveries', '--failed', '--limit', '1');
+    expect(newest.stdout.split('\n')).toEqual([
+      expect.stringMatching(/^RESOURCE {13}DEVICE {6}TRANSPORT {2}TIME +REASON$/),
+      expect.stringMatching(/^widget acme\/lights {2}shop-phone {2}apns {7}\S+Z \(\d+s ago\) {2}dropped: retries used up$/),
+      'The newest 1 shown; there may be more (--limit up to 1000 shows more, --account narrows).',
+      '',
+    ]);
+  });
+
   it('accounts delete removes the account with what it owns; an unknown account is exit 1', async () => {
     expect((await cli('accounts', 'delete', 'shop')).stdout).toBe('Deleted account shop with its activities, widgets, devices and events.\n');
     expect(await store.getAccount('shop')).toBeNull();

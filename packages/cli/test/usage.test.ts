@@ -84,6 +84,10 @@ describe('usage errors: exit 2, one line on stderr', () => {
     [['activities', 'create', 'a', 'b'], /--template is required/],
     [['widgets', 'create', 'a', 'b', '--template', 'nope'], /--template must be one of status, progress, .*switchboard, got "nope"/],
     [['widgets', 'create', 'a', 'b', '--template', 'gauge', '--privacy', 'secret'], /--privacy must be one of visible, hidden_when_locked/],
+    [['deliveries', 'acme'], /^tilecast deliveries: unexpected argument "acme" \(see `tilecast deliveries --help`\)$/m],
+    [['deliveries', '--limit', 'many'], /^tilecast deliveries: --limit must be a whole number, got "many"$/m],
+    [['deliveries', '--failed=yes'], /--failed takes no value/],
+    [['deliveries', '--account'], /--account needs a value/],
   ])('tilecast %j', async (args, message) => {
     const run = await tilecast(args, { DATABASE_URL: UNREACHABLE });
     expect(run.code).toBe(2);

@@ -9,6 +9,7 @@ import { createEventBus } from './events/event-bus.js';
 import { createStreamSlots } from './sse/stream-slots.js';
 import { createFrameCache } from './events/frame-cache.js';
 import { deviceRoutes, healthRoutes, publisherRoutes } from './handlers/routes.js';
+import { DEFAULT_DELIVERY_LATE_AFTER_MS } from './health/delivery-detail.js';
 import { createReadinessCheck, DEFAULT_READINESS_DEADLINE_MS } from './health/readiness.js';
 import { startHousekeeping } from './housekeeping.js';
 import { errorToResult, internalErrorResult } from './http/error-response.js';
@@ -51,7 +52,8 @@ export interface TilecastOptions {
   credentialCheckMs?: number;
   /**
    * How delivery jobs are worked on (docs/contract/durable-delivery.md): lease, how often
-   * jobs nobody works on are looked for, how many at once. Defaults: 30 s, 2 s, 8.
+   * jobs nobody works on are looked for, how many at once, and from what age a pending job
+   * is named in `/readyz`'s detail. Defaults: 30 s, 2 s, 8, 60 s.
    */
   delivery?: DeliveryOptions;
   /** How often expired rows are purged from the store. Default 30 s; 0 turns it off (the host purges). */
@@ -106,7 +108,9 @@ export interface Tilecast extends RequestHandler {
    * to mount where load balancers look (the reference server: at the root, next to the API).
    * `/healthz` is `200 {"status":"ok"}` while the process serves. `/readyz` is the same when
    * the store answers a cheap read within `readinessDeadlineMs` and the instance is not
-   * draining, else `503 {"status":"unavailable","reason":"storage"|"draining"}`.
+   * draining, else `503 {"status":"unavailable","reason":"storage"|"draining"}`. Its `200`
+   * carries `"detail"` lines when a pending delivery job has waited longer than
+   * `delivery.lateAfterMs`; that alone never makes it `503`.
    */
   readonly health: Required<RequestHandler>;
   /**
@@ -197,6 +201,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       logger,
       deadlineMs: options.readinessDeadlineMs ?? DEFAULT_READINESS_DEADLINE_MS,
       draining: () => sseConnections.draining,
+      lateAfterMs: options.delivery?.lateAfterMs ?? DEFAULT_DELIVERY_LATE_AFTER_MS,
       observer,
     }),
     credentials: new PublisherCredentials(storage, noteAccount),

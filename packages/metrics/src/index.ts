@@ -5,3 +5,4 @@
 export { createTilecastMetrics, REQUEST_DURATION_BUCKETS } from './tilecast-metrics.js';
 export type { TilecastMetrics, TilecastMetricsOptions } from './tilecast-metrics.js';
 export type { CountingTransport } from './transport-events.js';
+export type { DeliveryJobCounts } from './delivery-gauges.js';

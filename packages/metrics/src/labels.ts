@@ -23,3 +23,18 @@ export function statusLabel(status: number): string {
 export function transportLabel(name: string): string {
   return /^[a-z][a-z0-9_]{0,31}$/.test(name) ? name : OTHER;
 }
+
+/** The classes of dead-letter reasons a label may name; any other reason is `other`. */
+const DEAD_LETTER_CLASSES = new Set(['refused', 'dropped', 'failed']);
+
+/**
+ * A dead letter's reason as a label: its class, the word before the colon (`refused:
+ * BadTopic` → `refused`), else `other`. Only the class: what follows the colon is the
+ * transport's own text (a push service's answer, an error message) with no bound on its
+ * values, so as a label it could grow the series without limit. The whole reason stays in
+ * the dead letter, listed by `tilecast deliveries --failed`.
+ */
+export function deadLetterReasonLabel(reason: string): string {
+  const word = /^([a-z_]+):/.exec(reason)?.[1];
+  return word !== undefined && DEAD_LETTER_CLASSES.has(word) ? word : OTHER;
+}

@@ -1,6 +1,7 @@
-import type { Observer } from '@tilecast/core';
+import type { Clock, Observer } from '@tilecast/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { methodLabel, statusLabel, transportLabel } from './labels.js';
+import { registerDeliveryJobGauges, type DeliveryJobCounts } from './delivery-gauges.js';
+import { deadLetterReasonLabel, methodLabel, statusLabel, transportLabel } from './labels.js';
 import { registerTransportEvents, type CountingTransport } from './transport-events.js';
 
 export interface TilecastMetricsOptions {
@@ -11,11 +12,14 @@ export interface TilecastMetricsOptions {
    */
   registry?: Registry;
   /**
-   * The store, for `tilecast_event_log_events`, read on each scrape with its `countEvents()`
-   * (both Tilecast stores have it). Without it, or with a store that lacks `countEvents`,
-   * that gauge is not registered.
+   * The store, read on each scrape: `countEvents()` for `tilecast_event_log_events`, and
+   * `deliveryJobStats()` for `tilecast_delivery_jobs_pending` and
+   * `tilecast_delivery_oldest_job_age_seconds` (both Tilecast stores have them). A gauge
+   * whose method the store lacks is not registered.
    */
-  storage?: { countEvents?(): Promise<number> };
+  storage?: { countEvents?(): Promise<number>; deliveryJobStats?(): Promise<DeliveryJobCounts> };
+  /** The time the oldest job's age is measured against. Default: the system clock. */
+  clock?: Pick<Clock, 'now'>;
   /** Prepended to every metric name. Default `tilecast_`. */
   prefix?: string;
   /**
@@ -93,15 +97,39 @@ export function createTilecastMetrics(options: TilecastMetricsOptions = {}): Til
     labelNames: ['kind'] as const,
     registers,
   });
+  const jobsEnded = new Counter({
+    name: `${prefix}delivery_jobs_ended_total`,
+    help: 'Delivery jobs this instance stopped working on, by kind (activity, widget) and outcome: done, stopped (superseded by a newer update, or taken over), released (given back at shutdown), failed (the store failed; resumed once its lease lapses).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const jobsResumed = new Counter({
+    name: `${prefix}delivery_jobs_resumed_total`,
+    help: "Delivery jobs this instance resumed after another instance's lease lapsed (a crash, a kill), by kind; counted when this instance stops working on them.",
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const deadLetters = new Counter({
+    name: `${prefix}dead_letters_total`,
+    help: 'Pushes that failed for good and were kept as dead letters, by transport, kind and reason: refused (the push service said no), dropped (given up: retries used up), failed (the transport threw), other. The full reason is in the dead letter (tilecast deliveries --failed).',
+    labelNames: ['transport', 'kind', 'reason'] as const,
+    registers,
+  });
   // Zero from the start, so a rate over a fresh instance is 0 rather than absent.
   for (const kind of ['events', 'device']) streams.set({ kind }, 0);
   for (const kind of ['deadline', 'unavailable']) storeErrors.inc({ kind }, 0);
+  for (const kind of ['activity', 'widget']) {
+    jobsResumed.inc({ kind }, 0);
+    for (const outcome of ['done', 'stopped', 'released', 'failed']) jobsEnded.inc({ kind, outcome }, 0);
+  }
 
   if (options.transports !== undefined && options.transports.length > 0)
     registerTransportEvents(registry, `${prefix}transport_events_total`, options.transports);
 
   const countEvents = options.storage?.countEvents?.bind(options.storage);
   if (countEvents !== undefined) registerEventLogGauge(registry, `${prefix}event_log_events`, countEvents);
+  const deliveryJobStats = options.storage?.deliveryJobStats?.bind(options.storage);
+  if (deliveryJobStats !== undefined) registerDeliveryJobGauges(registry, prefix, deliveryJobStats, options.clock ?? { now: Date.now });
 
   const observer: Observer = {
     requestFinished({ method, route, status, durationMs }) {
@@ -129,6 +157,13 @@ export function createTilecastMetrics(options: TilecastMetricsOptions = {}): Til
     },
     storeError({ kind }) {
       storeErrors.inc({ kind });
+    },
+    deliveryJobEnded({ kind, outcome, resumed }) {
+      jobsEnded.inc({ kind, outcome });
+      if (resumed) jobsResumed.inc({ kind });
+    },
+    deadLettered({ transport, kind, reason }) {
+      deadLetters.inc({ transport: transportLabel(transport), kind, reason: deadLetterReasonLabel(reason) });
     },
   };
   return { registry, observer };

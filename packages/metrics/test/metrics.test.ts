@@ -2,7 +2,7 @@ import { UNMATCHED_ROUTE } from '@tilecast/core';
 import { createTilecastMetrics } from '@tilecast/metrics';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { Counter, Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 /** The value of the sample of counter or gauge `name` with exactly these labels (0 when absent). */
 async function sample(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
@@ -98,6 +98,94 @@ describe('createTilecastMetrics', () => {
     expect(await sample(registry, 'tilecast_event_log_events')).toBe(7);
     answer = () => Promise.reject(new Error('store down'));
     expect(await sample(registry, 'tilecast_event_log_events')).toBe(7);
+  });
+
+  it('counts delivery jobs by kind and outcome as they end, and the resumed ones', async () => {
+    const { registry, observer } = createTilecastMetrics();
+    // Zero from the start: a rate over a fresh instance is 0, not absent.
+    expect(await sample(registry, 'tilecast_delivery_jobs_ended_total', { kind: 'widget', outcome: 'failed' })).toBe(0);
+    expect((await registry.metrics()).match(/^tilecast_delivery_jobs_ended_total\{/gm)).toHaveLength(8);
+    observer.deliveryJobEnded!({ kind: 'widget', outcome: 'done', resumed: false });
+    observer.deliveryJobEnded!({ kind: 'widget', outcome: 'done', resumed: true });
+    observer.deliveryJobEnded!({ kind: 'activity', outcome: 'released', resumed: false });
+    observer.deliveryJobEnded!({ kind: 'activity', outcome: 'stopped', resumed: true });
+    expect(await sample(registry, 'tilecast_delivery_jobs_ended_total', { kind: 'widget', outcome: 'done' })).toBe(2);
+    expect(await sample(registry, 'tilecast_delivery_jobs_ended_total', { kind: 'activity', outcome: 'released' })).toBe(1);
+    expect(await sample(registry, 'tilecast_delivery_jobs_ended_total', { kind: 'activity', outcome: 'stopped' })).toBe(1);
+    expect(await sample(registry, 'tilecast_delivery_jobs_resumed_total', { kind: 'widget' })).toBe(1);
+    expect(await sample(registry, 'tilecast_delivery_jobs_resumed_total', { kind: 'activity' })).toBe(1);
+  });
+
+  it('counts dead letters by transport, kind and the class of their reason only, so the labels stay a small fixed set', async () => {
+    const { registry, observer } = createTilecastMetrics();
+    observer.deadLettered!({ transport: 'apns', kind: 'activity', reason: 'refused: BadTopic' });
+    observer.deadLettered!({ transport: 'apns', kind: 'activity', reason: 'refused: PayloadTooLarge' });
+    observer.deadLettered!({ transport: 'apns', kind: 'widget', reason: 'dropped: retries used up' });
+    observer.deadLettered!({ transport: 'apns', kind: 'widget', reason: 'failed: connect ECONNREFUSED 10.0.0.7:443' });
+    observer.deadLettered!({ transport: 'apns', kind: 'widget', reason: 'token abc123 was rejected' });
+    observer.deadLettered!({ transport: 'https://push.example.com/secret', kind: 'widget', reason: 'Refused: x' });
+    const count = (transport: string, kind: string, reason: string) => sample(registry, 'tilecast_dead_letters_total', { transport, kind, reason });
+    expect(await count('apns', 'activity', 'refused')).toBe(2);
+    expect(await count('apns', 'widget', 'dropped')).toBe(1);
+    expect(await count('apns', 'widget', 'failed')).toBe(1);
+    expect(await count('apns', 'widget', 'other')).toBe(1);
+    expect(await count('other', 'widget', 'other')).toBe(1);
+    const text = await registry.metrics();
+    for (const detail of ['BadTopic', 'ECONNREFUSED', '10.0.0.7', 'abc123', 'example.com']) expect(text).not.toContain(detail);
+  });
+
+  it('reads the pending delivery jobs and the age of the oldest from the store, once per scrape', async () => {
+    let now = 1_000_000;
+    let counts: { pending: number; oldestCreatedAt: number | null } = { pending: 0, oldestCreatedAt: null };
+    let reads = 0;
+    const storage = {
+      deliveryJobStats: async () => {
+        reads++;
+        return counts;
+      },
+    };
+    const { registry } = createTilecastMetrics({ storage, clock: { now: () => now } });
+    expect(await registry.metrics()).toMatch(/^tilecast_delivery_jobs_pending 0$[\s\S]*^tilecast_delivery_oldest_job_age_seconds 0$/m);
+    expect(reads).toBe(1);
+    counts = { pending: 12, oldestCreatedAt: now - 95_500 };
+    const text = await registry.metrics();
+    expect(text).toContain('tilecast_delivery_jobs_pending 12\n');
+    expect(text).toContain('tilecast_delivery_oldest_job_age_seconds 95.5\n');
+    expect(reads).toBe(2);
+    now += 10_000;
+    expect(await sample(registry, 'tilecast_delivery_oldest_job_age_seconds')).toBe(105.5);
+  });
+
+  it('keeps the last delivery job values when the store fails or does not answer within 2 s, and the scrape succeeds', async () => {
+    vi.useFakeTimers();
+    try {
+      let answer: () => Promise<{ pending: number; oldestCreatedAt: number | null }> = async () => ({ pending: 4, oldestCreatedAt: 0 });
+      const { registry } = createTilecastMetrics({ storage: { deliveryJobStats: () => answer() }, clock: { now: () => 30_000 } });
+      expect(await registry.metrics()).toMatch(/^tilecast_delivery_jobs_pending 4$[\s\S]*^tilecast_delivery_oldest_job_age_seconds 30$/m);
+      answer = () => Promise.reject(new Error('store down'));
+      expect(await sample(registry, 'tilecast_delivery_jobs_pending')).toBe(4);
+      answer = () => new Promise(() => {});
+      const scrape = registry.metrics();
+      await vi.advanceTimersByTimeAsync(1_999);
+      let done = false;
+      void scrape.then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const text = await scrape;
+      expect(text).toContain('tilecast_delivery_jobs_pending 4\n');
+      expect(text).toContain('tilecast_delivery_oldest_job_age_seconds 30\n');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('has no delivery job gauges without a store that counts them', () => {
+    for (const options of [{}, { storage: {} }, { storage: { countEvents: async () => 0 } }]) {
+      const { registry } = createTilecastMetrics(options);
+      expect(registry.getSingleMetric('tilecast_delivery_jobs_pending')).toBeUndefined();
+      expect(registry.getSingleMetric('tilecast_delivery_oldest_job_age_seconds')).toBeUndefined();
+    }
   });
 
   it("exports each transport's counters as they are at each scrape, by transport and event, with bounded labels", async () => {

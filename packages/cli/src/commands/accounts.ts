@@ -1,7 +1,7 @@
 import { DEFAULT_ACTIVITY_QUOTA, MAX_ACCOUNT_PAGE, type AccountSummary } from '@tilecast/core';
 import { defineCommand } from '../command.js';
 import { failure } from '../errors.js';
-import { ACCOUNT, shownOnce, wholeNumber } from './shared.js';
+import { ACCOUNT, shownOnce, table, wholeNumber } from './shared.js';
 
 const SUBSCRIPTIONS = ['active', 'none'] as const;
 
@@ -71,9 +71,3 @@ export const accountsDelete = defineCommand({
     return { json: { id: args.account, deleted: true }, text: `Deleted account ${args.account} with its activities, widgets, devices and events.` };
   },
 });
-
-/** Left-aligned columns, two spaces apart. */
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
-}

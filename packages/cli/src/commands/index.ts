@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { quotaSet, subscriptionSet, tokensRotate } from './account-settings.js';
 import { accountsCreate, accountsDelete, accountsList } from './accounts.js';
 import { activitiesCreate, activitiesDelete } from './activities.js';
+import { deliveriesCommand } from './deliveries.js';
 import { devicesRegister, devicesRemove } from './devices.js';
 import { migrateCommand } from './migrate.js';
 import { seedApply } from './seed.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   widgetsUnshare,
   devicesRegister,
   devicesRemove,
+  deliveriesCommand,
   seedApply,
   migrateCommand,
 ];

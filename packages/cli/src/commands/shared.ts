@@ -13,3 +13,14 @@ export function wholeNumber(value: string, what: string): number {
 
 /** A token printed by the command that created it: the only time it can be read. */
 export const shownOnce = (label: string, token: string): string => `${label} (shown once, keep it now): ${token}`;
+
+/**
+ * Left-aligned columns, two spaces apart (the last one unpadded). Control characters become
+ * spaces: a cell may hold text from elsewhere (a push service's reason), and a line break
+ * in it would break the table.
+ */
+export function table(header: string[], rows: string[][]): string {
+  const clean = rows.map((row) => row.map((cell) => cell.replace(/\p{Cc}/gu, ' ')));
+  const widths = header.map((title, i) => Math.max(title.length, ...clean.map((row) => row[i]!.length)));
+  return [header, ...clean].map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}

@@ -26,6 +26,11 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** Jobs worked on at once by this instance, at most; default 8. */
   maxJobs?: number;
+  /**
+   * A pending job that has waited longer than this is named in `/readyz`'s detail, which
+   * stays `200` (docs/contract/deployment.md#readyz-detail); default 60 s.
+   */
+  lateAfterMs?: number;
 }
 
 export const DEFAULT_DELIVERY = { leaseMs: 30_000, pollMs: 2_000, maxJobs: 8 } as const;

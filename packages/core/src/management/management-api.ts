@@ -4,6 +4,7 @@ import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js'
 import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { Identifier, OwnDeviceShareError, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
+import { type DeadLetterSummary, type DeliveryListInput, DeliveryListSchema, type DeliverySummary, deadLetters, pendingDeliveries } from './deliveries.js';
 
 /** Default concurrent-activity quota of a new account (docs/contract/deployment.md#management-defaults). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
@@ -55,7 +56,8 @@ export type AccountSummary = Omit<AccountRecord, 'tokenHash'>;
  * returned once, in clear, and stored hashed.
  *
  * Errors: `InvalidArgumentError` for an input it cannot accept; its subclasses
- * `UnknownRecordError` when the account, widget or device named does not exist, and
+ * `UnknownRecordError` when the account, widget or device named does not exist (also for
+ * the account a delivery listing is narrowed to), and
  * `OwnDeviceShareError` for a share with a device of the widget's own account. Deletions
  * answer false instead when there was nothing to delete.
  */
@@ -104,6 +106,17 @@ export interface ManagementApi {
    */
   shareWidget(accountId: string, slug: string, deviceId: string): Promise<void>;
   unshareWidget(accountId: string, slug: string, deviceId: string): Promise<boolean>;
+  /**
+   * Delivery jobs not done yet (docs/contract/durable-delivery.md#durable-operator-listing),
+   * oldest first: every account's, or `accountId`'s (which must exist), at most `limit`
+   * (default `DEFAULT_DELIVERY_PAGE`, at most `MAX_DELIVERY_PAGE`).
+   */
+  listDeliveries(query?: DeliveryListInput): Promise<DeliverySummary[]>;
+  /**
+   * Pushes that failed for good, kept 7 days (docs/contract/durable-delivery.md#durable-operator-listing),
+   * newest first, with the same query as `listDeliveries`.
+   */
+  listDeadLetters(query?: DeliveryListInput): Promise<DeadLetterSummary[]>;
 }
 
 export function createManagementApi(storage: Storage): ManagementApi {
@@ -225,5 +238,11 @@ export function createManagementApi(storage: Storage): ManagementApi {
       throw new UnknownRecordError('device', deviceId);
     },
     unshareWidget: (accountId, slug, deviceId) => storage.unshareWidget(accountId, slug, deviceId),
+    async listDeliveries(query = {}) {
+      return pendingDeliveries(storage, parseArgument(DeliveryListSchema, query, 'listDeliveries'));
+    },
+    async listDeadLetters(query = {}) {
+      return deadLetters(storage, parseArgument(DeliveryListSchema, query, 'listDeadLetters'));
+    },
   };
 }

@@ -97,10 +97,12 @@ describe('entry points of @tilecast/core', () => {
     expect(Object.keys(root).sort()).toEqual([
       'BODY_LIMIT_BYTES',
       'DEFAULT_ACTIVITY_QUOTA',
+      'DEFAULT_DELIVERY_PAGE',
       'DEFAULT_TRANSPORT_NAME',
       'DEVICE_STREAM_TRANSPORT',
       'InvalidArgumentError',
       'MAX_ACCOUNT_PAGE',
+      'MAX_DELIVERY_PAGE',
       'MAX_DEVICE_STREAMS',
       'MAX_EVENT_STREAMS',
       'OwnDeviceShareError',

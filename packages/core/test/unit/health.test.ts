@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import type { CoreRequest, CoreResult, SseSink } from '../../src/adapter.js';
 import { createTilecast, silentLogger, type Clock, type Storage } from '../../src/index.js';
+import type { DeliveryJobStats } from '../../src/storage/index.js';
 
 const get = (path: string, headers: Record<string, string> = {}): CoreRequest => ({
   method: 'GET',
@@ -11,12 +12,15 @@ const get = (path: string, headers: Record<string, string> = {}): CoreRequest =>
   body: { kind: 'parsed', value: undefined },
 });
 
-/** A clock whose timers fire only when told. */
-function manualClock(): Clock & { fire(): void } {
+/** A clock whose timers fire only when told, at `at` (epoch ms). */
+function manualClock(): Clock & { fire(): void; at: number } {
   const timers = new Map<number, () => void>();
   let next = 0;
   return {
-    now: () => 0,
+    at: 0,
+    now() {
+      return this.at;
+    },
     setTimeout: (fn) => {
       timers.set(++next, fn);
       return next;
@@ -135,6 +139,97 @@ describe('health: GET /healthz and GET /readyz', () => {
     expect(await tilecast.health.handle(get('/readyz'))).toMatchObject({ status: 503, body: { status: 'unavailable', reason: 'draining' } });
     expect(await tilecast.health.handle(get('/healthz'))).toMatchObject({ status: 200, body: { status: 'ok' } });
     expect(calls).toBe(0);
+    await tilecast.close();
+  });
+});
+
+describe('GET /readyz detail: delivery jobs waiting too long (docs/contract/deployment.md#readyz-detail)', () => {
+  const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+  /** The memory store, with `deliveryJobStats` answering `stats()`: the readiness read itself goes to the store. */
+  function withStats(stats: () => Promise<DeliveryJobStats>): { storage: Storage; calls: () => number } {
+    const storage = createMemoryStorage();
+    let calls = 0;
+    const wrapped: Storage = Object.assign(Object.create(storage) as Storage, {
+      deliveryJobStats: () => {
+        calls++;
+        return stats();
+      },
+    });
+    return { storage: wrapped, calls: () => calls };
+  }
+  const start = (storage: Storage, clock: Clock, delivery: { lateAfterMs?: number } = {}) =>
+    // pollMs 0: no job poller asks the store for jobs; only /readyz reads the stats.
+    createTilecast({ storage, clock, logger: silentLogger, purgeIntervalMs: 0, readinessDeadlineMs: 50, delivery: { pollMs: 0, ...delivery } });
+
+  it('names a pending job older than delivery.lateAfterMs in a detail line, and stays 200', async () => {
+    const clock = manualClock();
+    clock.at = NOW;
+    let oldest: number | null = null;
+    const { storage, calls } = withStats(async () => ({ pending: oldest === null ? 0 : 3, oldestCreatedAt: oldest }));
+    const tilecast = start(storage, clock, { lateAfterMs: 30_000 });
+    const ok = { kind: 'json', status: 200, body: { status: 'ok' }, headers: { 'cache-control': 'no-store' } };
+    expect(await tilecast.health.handle(get('/readyz'))).toEqual(ok);
+    oldest = NOW - 30_000; // exactly the limit: not over it
+    expect(await tilecast.health.handle(get('/readyz'))).toEqual(ok);
+    oldest = NOW - 95_400;
+    expect(await tilecast.health.handle(get('/readyz'))).toEqual({
+      ...ok,
+      body: { status: 'ok', detail: ['delivery: the oldest pending job has waited 95.4 s (over 30 s)'] },
+    });
+    // However long: a backlog is every instance's, so it never takes one out of rotation.
+    oldest = NOW - 86_400_000;
+    expect(await tilecast.health.handle(get('/readyz'))).toMatchObject({
+      status: 200,
+      body: { detail: ['delivery: the oldest pending job has waited 86400 s (over 30 s)'] },
+    });
+    expect(calls()).toBe(4);
+    await tilecast.close();
+  });
+
+  it('uses 60 s unless told', async () => {
+    const clock = manualClock();
+    clock.at = NOW;
+    const { storage } = withStats(async () => ({ pending: 1, oldestCreatedAt: NOW - 60_000 }));
+    const tilecast = start(storage, clock);
+    expect(await tilecast.health.handle(get('/readyz'))).toMatchObject({ status: 200, body: { status: 'ok' } });
+    clock.at = NOW + 1_000;
+    expect(await tilecast.health.handle(get('/readyz'))).toMatchObject({
+      status: 200,
+      body: { status: 'ok', detail: ['delivery: the oldest pending job has waited 61 s (over 60 s)'] },
+    });
+    await tilecast.close();
+  });
+
+  it('says so when the jobs cannot be read, or not within the deadline, and stays 200 while the store answers its read', async () => {
+    const clock = manualClock();
+    const failing = withStats(() => Promise.reject(new Error('relation "delivery_jobs" does not exist')));
+    const failed = start(failing.storage, clock);
+    const answer = await failed.health.handle(get('/readyz'));
+    expect(answer).toMatchObject({ status: 200, body: { status: 'ok', detail: ['delivery: the pending jobs could not be read'] } });
+    // No error text on this unauthenticated route: it may name tables, hosts or accounts.
+    expect(JSON.stringify(answer)).not.toContain('delivery_jobs');
+    await failed.close();
+
+    const frozen = withStats(() => new Promise(() => {}));
+    const late = start(frozen.storage, clock);
+    const probe = late.health.handle(get('/readyz'));
+    await settle();
+    clock.fire();
+    expect(await probe).toMatchObject({ status: 200, body: { status: 'ok', detail: ['delivery: the pending jobs were not read within 50 ms'] } });
+    await late.close();
+  });
+
+  it('adds nothing to a 503, and does not wait for the job stats to give one: the store failed, or the instance drains', async () => {
+    const clock = manualClock();
+    clock.at = NOW;
+    // Job stats that never answer, and a clock whose deadline never fires: the 503 of a failed read comes at once all the same.
+    const { storage } = withStats(() => new Promise(() => {}));
+    const down: Storage = Object.assign(Object.create(storage) as Storage, { getAccount: () => Promise.reject(new Error('connection refused')) });
+    const tilecast = start(down, clock);
+    const unready = (reason: string) => ({ kind: 'json', status: 503, body: { status: 'unavailable', reason }, headers: { 'cache-control': 'no-store' } });
+    expect(await tilecast.health.handle(get('/readyz'))).toEqual(unready('storage'));
+    tilecast.drain();
+    expect(await tilecast.health.handle(get('/readyz'))).toEqual(unready('draining'));
     await tilecast.close();
   });
 });
