@@ -110,6 +110,8 @@ describe('metrics through the Node adapter', () => {
       'tilecast_device_pushes_total{transport="device_stream",kind="widget",outcome="delivered"}': 1,
       'tilecast_device_pushes_total{transport="device_stream",kind="widget",outcome="not_connected"}': 1,
       'tilecast_device_pushes_total{transport="host",kind="widget",outcome="delivered"}': 2,
+      // The update's delivery job (docs/contract/durable-delivery.md#durable-outbox), done here.
+      'tilecast_delivery_jobs_ended_total{kind="widget",outcome="done"}': 1,
     });
 
     const pressed = await request(api, 'POST', '/device/presses', {

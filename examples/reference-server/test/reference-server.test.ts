@@ -109,6 +109,7 @@ describe('reference server', () => {
       apns: null,
       metrics: { serve: 'off' },
       logLevel: 'info',
+      delivery: { leaseMs: 30_000, pollMs: 2_000, maxJobs: 8, lateAfterMs: 60_000 },
     });
     expect(readConfig({ TILECAST_WEBHOOK_ALLOW_PRIVATE: '1' }).webhookAllowPrivate).toBe(true);
     expect(readConfig({ TILECAST_DEMO_ROTATE: '1' }).demoRotate).toBe(true);
