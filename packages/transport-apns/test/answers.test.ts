@@ -180,3 +180,33 @@ describe.each(CONNECTION_THREADS)('transport-apns: answers (docs/contract/apns.m
     expect(text).not.toContain('bearer');
   });
 });
+
+describe('transport-apns: the test double holds answers when told (delayAnswers)', () => {
+  let r: Rig;
+  afterEach(() => r?.close());
+
+  it('a held push is recorded on arrival as delayed, then as answered once the delay is over', async () => {
+    r = await rig();
+    r.double.delayAnswers(50);
+    const started = performance.now();
+    const sending = r.transport.pushWidget('phone', widget());
+    await r.double.waitForRequests(1);
+    expect(r.double.received.map((g) => [g.status, g.reason])).toEqual([[0, 'delayed']]);
+    expect(await sending).toBe('delivered');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(r.double.received.map((g) => [g.status, g.reason])).toEqual([[200, null]]);
+    r.double.delayAnswers(0);
+    expect(await r.transport.pushWidget('other', widget())).toBe('delivered');
+  });
+
+  it('a held push whose stream closed first stays unanswered', async () => {
+    r = await rig();
+    r.double.delayAnswers(60_000);
+    const sending = r.transport.pushWidget('phone', widget());
+    await r.double.waitForRequests(1);
+    await r.transport.close();
+    expect(await sending).toMatchObject({ outcome: 'dropped' });
+    await until(() => r.double.stats().openStreams === 0, 'the stream to close');
+    expect(r.double.received.map((g) => [g.status, g.reason])).toEqual([[0, 'delayed']]);
+  });
+});

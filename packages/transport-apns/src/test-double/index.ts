@@ -56,7 +56,10 @@ export interface ReceivedPush {
   headers: Record<string, string>;
   jwt: { header: Record<string, unknown>; claims: Record<string, unknown> } | null;
   payload: unknown;
-  /** The status and reason it was answered (0 and the misbehaviour for goaway, stall, reset). */
+  /**
+   * The status and reason it was answered (0 and the misbehaviour for goaway, stall, reset;
+   * 0 and `delayed` while a delayed answer is held, and for good when its stream closed first).
+   */
   status: number;
   reason: string | null;
 }
@@ -72,6 +75,13 @@ export interface ApnsDouble {
   answer(rule: DoubleRule): void;
   /** Resolves once `count` requests have been received in all. */
   waitForRequests(count: number): Promise<void>;
+  /**
+   * Holds every answer from now on for `ms` before sending it, as a slow APNs does (0, the
+   * default: at once). A held request is recorded on arrival; its status and reason are
+   * set when it is answered, and stay `0`/`delayed` when its stream closed first (the
+   * sender died with the push in flight).
+   */
+  delayAnswers(ms: number): void;
   /** Answers every stalled stream that is still open (default `200`). */
   releaseStalled(answer?: { status: number; reason?: string }): void;
   /**
@@ -117,6 +127,8 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   let peakOpenStreams = 0;
   let turningAway = false;
   let stallingAll = false;
+  let answerDelayMs = 0;
+  const held = new Set<NodeJS.Timeout>();
 
   server.on('session', (session) => {
     sessions.add(session);
@@ -213,10 +225,28 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
       }
       return;
     }
-    entry.status = answer.status;
-    entry.reason = answer.reason ?? null;
+    const settle = () => {
+      entry.status = answer.status;
+      entry.reason = answer.reason ?? null;
+    };
+    if (answerDelayMs === 0) {
+      settle();
+      record(entry);
+      return respond(stream, answer.status, answer.reason ?? null, answer.retryAfter);
+    }
+    entry.reason = 'delayed';
     record(entry);
-    respond(stream, answer.status, answer.reason ?? null, answer.retryAfter);
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      if (stream.closed || stream.destroyed) return;
+      settle();
+      respond(stream, answer.status, answer.reason ?? null, answer.retryAfter);
+    }, answerDelayMs);
+    held.add(timer);
+    stream.on('close', () => {
+      clearTimeout(timer);
+      held.delete(timer);
+    });
   };
 
   /** What APNs would refuse, in the order it checks; null when the request is good. */
@@ -283,6 +313,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     ca: cert,
     received,
     answer: (rule) => void rules.push({ ...rule, times: rule.times ?? 1 }),
+    delayAnswers: (ms) => void (answerDelayMs = Math.max(0, ms)),
     waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     releaseStalled(answer = { status: 200 }) {
       for (const stream of [...stalled]) respond(stream, answer.status, answer.reason ?? null);
@@ -292,6 +323,8 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     stallAll: (on = true) => void (stallingAll = on),
     stats: () => ({ openStreams, peakOpenStreams, connections }),
     async close() {
+      for (const timer of held) clearTimeout(timer);
+      held.clear();
       for (const session of sessions) session.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
