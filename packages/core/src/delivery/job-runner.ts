@@ -39,6 +39,8 @@ interface Run {
   stop: Stop | null;
   /** The last device id recorded as done. */
   cursor: string;
+  /** The last progress write: the next one waits for it (see `record`). */
+  written: Promise<unknown>;
   readonly done: Promise<void>;
 }
 
@@ -65,7 +67,14 @@ export class JobRunner {
       current.stop = 'stopped';
     }
     const ref: DeliveryJobRef = { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
-    const run: { -readonly [K in keyof Run]: Run[K] } = { ref, resumed: job.resumed > 0, stop: null, cursor: job.cursor, done: Promise.resolve() };
+    const run: { -readonly [K in keyof Run]: Run[K] } = {
+      ref,
+      resumed: job.resumed > 0,
+      stop: null,
+      cursor: job.cursor,
+      written: Promise.resolve(),
+      done: Promise.resolve(),
+    };
     run.done = this.work(job, run).finally(() => {
       if (this.running.get(key) === run) this.running.delete(key);
     });
@@ -117,7 +126,7 @@ export class JobRunner {
 
   /** Every device after the job's cursor, batch by batch, each batch recorded. */
   private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
-    const { storage, clock, leaseMs } = this.deps;
+    const { storage } = this.deps;
     const send = await this.senderFor(job);
     if (send === null) return;
     const devices = after(await audienceOf(storage, job), job.cursor);
@@ -126,10 +135,26 @@ export class JobRunner {
       await sendPaced(batch, send, this.deps.logger, () => run.stop !== null);
       await this.deps.sink.flush();
       if (run.stop !== null) return;
-      const cursor = batch[batch.length - 1]!;
-      if (!(await storage.recordDeliveryProgress(run.ref, { cursor, now: clock.now(), leaseMs }))) run.stop ??= 'stopped';
-      else run.cursor = cursor;
+      if (!(await this.record(run, batch[batch.length - 1]!))) run.stop ??= 'stopped';
     }
+  }
+
+  /**
+   * Records progress up to `cursor` (a batch done), or renews the lease at the progress
+   * recorded so far (`cursor` omitted). One write at a time per run, each after the one
+   * before: a renewal that read the cursor before a batch was recorded must not land after
+   * that batch's write and put the cursor back (a resume would then send two batches again).
+   */
+  private record(run: Run, cursor?: string): Promise<boolean> {
+    const { storage, clock, leaseMs } = this.deps;
+    const write = run.written.then(async () => {
+      const next = cursor ?? run.cursor;
+      const held = await storage.recordDeliveryProgress(run.ref, { cursor: next, now: clock.now(), leaseMs });
+      if (held) run.cursor = next;
+      return held;
+    });
+    run.written = write.catch(() => {});
+    return write;
   }
 
   /** How one device is sent the resource's latest state; null when there is nothing to send (deleted, never published). */
@@ -155,12 +180,12 @@ export class JobRunner {
 
   /** Renews the lease a third of the way through it, as long as the run lasts: a long batch (a slow push service) keeps its job. */
   private renewLease(run: Run): { stop(): void } {
-    const { storage, clock, leaseMs, logger } = this.deps;
+    const { clock, leaseMs, logger } = this.deps;
     let handle: unknown;
     let stopped = false;
     const renew = () => {
       if (stopped || run.stop !== null) return;
-      storage.recordDeliveryProgress(run.ref, { cursor: run.cursor, now: clock.now(), leaseMs }).then(
+      this.record(run).then(
         (held) => {
           if (!held) run.stop ??= 'stopped';
           else schedule();
