@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { isStorageUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SafeObserver } from '../observer.js';
 import type { DeadLetter, DeliveryKind } from '../storage/delivery-jobs.js';
@@ -13,8 +14,10 @@ export const DEAD_LETTERS_BUFFERED = 10_000;
  * The host's transport, with every push that failed for good noted as a dead letter
  * (docs/contract/durable-delivery.md#durable-dead-letters): `refused` and `dropped`
  * outcomes and rejections. A removed token is not one (`token_removed`), nor a push that
- * found nothing to send to (`skipped`). The notes are written by `flush`, which the job
- * runner calls after each batch.
+ * found nothing to send to (`skipped`), nor one that could not be tried because the store
+ * did not answer (its token not read): the job runner sends that one again
+ * (docs/contract/durable-delivery.md#durable-store-outage). The notes are written by
+ * `flush`, which the job runner calls after each batch.
  */
 export interface DeadLetterSink {
   readonly transport: DeviceTransport;
@@ -57,7 +60,7 @@ export function collectDeadLetters(
         return result;
       },
       (error: unknown) => {
-        note(kind, deviceId, push, `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200));
+        if (!isStorageUnavailable(error)) note(kind, deviceId, push, `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200));
         throw error;
       },
     );

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { isStorageUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { DeliveryJobObservation, SafeObserver } from '../observer.js';
 import { type DeliveryJob, type DeliveryJobRef, type DeliveryPhase, phaseFor } from '../storage/delivery-jobs.js';
@@ -116,7 +117,12 @@ export class JobRunner {
       if (outcome === 'done') await storage.completeDeliveryJob(run.ref);
     } catch (error) {
       outcome = 'failed';
-      logger.error('delivery job failed; it is resumed when its lease lapses', { kind: job.kind, accountId: job.accountId, slug: job.slug, error: String(error) });
+      logger.error('delivery job failed; it is resumed when its lease lapses', {
+        kind: job.kind,
+        accountId: job.accountId,
+        slug: job.slug,
+        error: String(error),
+      });
     } finally {
       renewal.stop();
       await this.deps.sink.flush();
@@ -124,16 +130,28 @@ export class JobRunner {
     }
   }
 
-  /** Every device after the job's cursor, batch by batch, each batch recorded. */
+  /**
+   * Every device after the job's cursor, batch by batch, each batch recorded. A batch in
+   * which a push could not be tried because the store did not answer is not recorded: the
+   * run fails, and the job is resumed from the batch before once its lease lapses
+   * (docs/contract/durable-delivery.md#durable-store-outage).
+   */
   private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
     const { storage } = this.deps;
     const send = await this.senderFor(job);
     if (send === null) return;
     const devices = after(await audienceOf(storage, job), job.cursor);
+    let outage: unknown = null;
+    const attempt = (deviceId: string) =>
+      send(deviceId).catch((error: unknown) => {
+        if (isStorageUnavailable(error)) outage ??= error;
+        throw error;
+      });
     for (let start = 0; start < devices.length && run.stop === null; start += this.batchSize) {
       const batch = devices.slice(start, start + this.batchSize);
-      await sendPaced(batch, send, this.deps.logger, () => run.stop !== null);
+      await sendPaced(batch, attempt, this.deps.logger, () => run.stop !== null);
       await this.deps.sink.flush();
+      if (outage !== null) throw outage;
       if (run.stop !== null) return;
       if (!(await this.record(run, batch[batch.length - 1]!))) run.stop ??= 'stopped';
     }
