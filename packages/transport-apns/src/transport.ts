@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type WidgetPush } from '@tilecast/core';
+import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
 import { Admission } from './admission.js';
 import { ConnectionPool, type Connections } from './connection-pool.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
