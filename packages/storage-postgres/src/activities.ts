@@ -1,6 +1,6 @@
-import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore, type DeliveryJob } from '@tilecast/core/storage';
+import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { type Ctx, num, prepared, toJson, transaction } from './db.js';
-import { upsertJob } from './delivery-jobs.js';
+import { upsertJob, writtenJob } from './delivery-jobs.js';
 import { credentialHolds } from './guard.js';
 
 interface ActivityRow {
@@ -33,22 +33,6 @@ interface WrittenRow extends ActivityRow {
   job_start_above: string | null;
   job_due_at: string | number;
 }
-
-/** The job an activity update left: core's `supersedingJob` of the transition's phase, as written. */
-const writtenJob = (row: WrittenRow, phase: DeliveryJob['phase'], now: number): DeliveryJob => ({
-  accountId: row.account_id,
-  kind: 'activity',
-  slug: row.slug,
-  generation: num(row.job_generation),
-  phase,
-  startAbove: row.job_start_above,
-  cursor: '',
-  dueAt: num(row.job_due_at),
-  createdAt: now,
-  leasedBy: null,
-  leaseUntil: 0,
-  resumed: 0,
-});
 
 export function activityMethods({ db, t }: Ctx): ActivityStore {
   const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = $6 WHERE account_id = $1 AND slug = $2';
@@ -135,7 +119,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
         }
         const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition]);
         const row = rows[0]!;
-        return { ok: true, activity: toActivity(row), transition, job: writtenJob(row, transition, update.now) } as const;
+        return { ok: true, activity: toActivity(row), transition, job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, update.now, row) } as const;
       });
     },
   };

@@ -1,4 +1,4 @@
-import { WIDGET_PUSH_WINDOW_MS, type DeadLetter, type DeliveryJob, type DeliveryJobRef, type DeliveryJobStore } from '@tilecast/core/storage';
+import { WIDGET_PUSH_WINDOW_MS, type DeadLetter, type DeliveryJob, type DeliveryJobRef, type DeliveryJobStore, type DeliveryResource } from '@tilecast/core/storage';
 import { type Ctx, type Tables, num, prepared } from './db.js';
 
 /**
@@ -66,6 +66,32 @@ const START_STILL_OWED = `CASE
  * statement's snapshot: its `window_until`, set by a claim that committed a moment ago,
  * holds the new job back (docs/contract/durable-delivery.md#durable-throttle-across-instances).
  */
+/** The columns a content write reads back about the job it left (see `upsertJob`). */
+export interface WrittenJobColumns {
+  job_generation: string | number;
+  job_due_at: string | number;
+  job_start_above?: string | null;
+}
+
+/**
+ * The job a content write left, from what it read back: core's `supersedingJob` as the
+ * statement wrote it, from the first device, not leased.
+ */
+export function writtenJob(resource: DeliveryResource, phase: DeliveryJob['phase'], now: number, row: WrittenJobColumns): DeliveryJob {
+  return {
+    ...resource,
+    generation: num(row.job_generation),
+    phase,
+    startAbove: row.job_start_above ?? null,
+    cursor: '',
+    dueAt: num(row.job_due_at),
+    createdAt: now,
+    leasedBy: null,
+    leaseUntil: 0,
+    resumed: 0,
+  };
+}
+
 export function upsertJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, returning: string): string {
   const { kind, phase, now } = values;
   return `INSERT INTO ${t.deliveryJobs} AS cur

@@ -1,6 +1,6 @@
-import { isoTime, type DeliveryJob, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
+import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
-import { upsertJob } from './delivery-jobs.js';
+import { upsertJob, writtenJob } from './delivery-jobs.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 interface WidgetRow {
@@ -22,22 +22,6 @@ interface WrittenRow extends Omit<WidgetRow, 'content'> {
   job_generation: string | number;
   job_due_at: string | number;
 }
-
-/** The job a widget update left: core's `supersedingJob` of phase `changed`, as written. */
-const writtenJob = (accountId: string, slug: string, now: number, row: WrittenRow): DeliveryJob => ({
-  accountId,
-  kind: 'widget',
-  slug,
-  generation: num(row.job_generation),
-  phase: 'changed',
-  startAbove: null,
-  cursor: '',
-  dueAt: num(row.job_due_at),
-  createdAt: now,
-  leasedBy: null,
-  leaseUntil: 0,
-  resumed: 0,
-});
 
 const toWidget = (row: WidgetRow): WidgetRecord => ({
   accountId: row.account_id,
@@ -143,7 +127,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         guard?.tokenHash ?? null,
       ]);
       const row = rows[0];
-      if (row) return { ok: true, widget: toWidget({ ...row, content: update.content }), job: writtenJob(accountId, slug, update.now, row) };
+      if (row) return { ok: true, widget: toWidget({ ...row, content: update.content }), job: writtenJob({ accountId, kind: 'widget', slug }, 'changed', update.now, row) };
       return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
 
