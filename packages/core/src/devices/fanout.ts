@@ -94,7 +94,7 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     hasReceivers,
   });
   const inFlight = new Set<Promise<unknown>>();
-  const timers = new Set<unknown>();
+  const dueClaims = new Map<string, { job: DeliveryJob; handle: unknown }>();
   let closed = false;
 
   const track = (work: Promise<unknown>): void => {
@@ -111,16 +111,30 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     if (claimed !== null) await runner.run(claimed);
   };
 
-  /** At the job's due time (a widget's trailing push), this instance claims it if nobody has. */
+  /**
+   * At the job's due time (a widget's trailing push), this instance claims it if nobody has.
+   * One timer per resource: a newer job of the same widget, due at the same window's end,
+   * takes the waiting one's place, so a burst of updates costs one claim, not one each.
+   */
   const claimWhenDue = (job: DeliveryJob): void => {
-    const handle = clock.setTimeout(
-      () => {
-        timers.delete(handle);
-        track(claimAndRun(job));
-      },
-      Math.max(0, job.dueAt - clock.now()),
-    );
-    timers.add(handle);
+    const key = `${job.kind}\n${job.accountId}\n${job.slug}`;
+    const waiting = dueClaims.get(key);
+    if (waiting !== undefined && waiting.job.dueAt === job.dueAt) {
+      if (job.generation > waiting.job.generation) waiting.job = job;
+      return;
+    }
+    if (waiting !== undefined) clock.clearTimeout(waiting.handle);
+    const entry = {
+      job,
+      handle: clock.setTimeout(
+        () => {
+          if (dueClaims.get(key) === entry) dueClaims.delete(key);
+          track(claimAndRun(entry.job));
+        },
+        Math.max(0, job.dueAt - clock.now()),
+      ),
+    };
+    dueClaims.set(key, entry);
   };
 
   /**
@@ -131,7 +145,7 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
    */
   const confirmPressers = async (widget: WidgetRecord): Promise<void> => {
     const pressers = await consumePressNotes(widgetKey(widget.accountId, widget.slug));
-    if (pressers.length === 0 || widget.updatedAt === null || !hasReceivers()) return;
+    if (pressers.length === 0 || widget.updatedAt === null) return;
     const push = widgetPush(widget);
     await sendPaced(pressers, (id) => transport.pushWidget(id, push), logger);
     await sink?.flush();
@@ -146,12 +160,14 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
 
   const widgetDelivery = async (widget: WidgetRecord, job: DeliveryJob): Promise<void> => {
+    // Press confirmations only matter when a push can reach someone; the job is run either way.
+    const reachable = hasReceivers();
     if (job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      await consumePressNotes(widgetKey(widget.accountId, widget.slug));
+      if (reachable) await consumePressNotes(widgetKey(widget.accountId, widget.slug));
       return claimAndRun(job);
     }
-    await confirmPressers(widget);
+    if (reachable) await confirmPressers(widget);
     if (!closed) claimWhenDue(job);
   };
 
@@ -172,8 +188,8 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   const handBack = async (): Promise<number> => {
     closed = true;
     stopPolling();
-    for (const handle of timers) clock.clearTimeout(handle);
-    timers.clear();
+    for (const { handle } of dueClaims.values()) clock.clearTimeout(handle);
+    dueClaims.clear();
     sink?.stop();
     return runner.release();
   };

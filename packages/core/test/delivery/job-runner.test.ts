@@ -123,10 +123,19 @@ describe('delivery jobs (docs/contract/durable-delivery.md)', () => {
     await a.idle();
     expect(transport.pushes).toHaveLength(DEVICES);
     transport.clear();
+    let claims = 0;
+    const claim = storage.claimDeliveryJob.bind(storage);
+    storage.claimDeliveryJob = (...args) => {
+      claims += 1;
+      return claim(...args);
+    };
     for (const label of ['two', 'three', 'four']) await a.handle(patchWidget(token, label));
     await a.idle();
     expect(transport.pushes).toHaveLength(0);
     clock.advance(2_000);
+    // One timer per widget: three updates in the window cost one claim at its end.
+    await a.idle();
+    expect(claims).toBe(1);
     await settle(storage);
     await a.idle();
     expect(transport.pushes).toHaveLength(DEVICES);
