@@ -11,8 +11,10 @@ import { progressContent, widgetBody } from '../lib/payloads.mjs';
 import { LOAD_CPU, hasChrt, startServer } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
 
-const pct = (ratio) => `${round(ratio * 100, 1)} %`;
+export const pct = (ratio) => `${round(ratio * 100, 1)} %`;
 const READY_MS = 180_000;
+/** A1P and A2P: the database Tilecast's store uses (D1's default). */
+export const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 /** A1's latency phase: the publisher's PATCHes per second, and fan-outs (each with a quiet window) measured. */
 export const PATCH_RATE = 200;
 export const LATENCY_ROUNDS = 8;
@@ -22,10 +24,17 @@ export async function startDouble(keys) {
   return startServer('servers/apns-double.mjs', { env: { BENCH_APNS_PUBLIC_KEY: keys.publicPem }, cpu: LOAD_CPU, launcher: ['nice', '-n', '10'] });
 }
 
-/** A sender: `bare` (the baseline) or `tilecast`, for fleet `a1` or `a2` (`nodeArgs`: tools/a1-latency.mjs). */
-function startSender(kind, mode, double, keys, nodeArgs = [], launcher = []) {
+/**
+ * A sender: `bare` (the baseline) or `tilecast`, for fleet `a1` or `a2` (`nodeArgs`:
+ * tools/a1-latency.mjs). `store` `postgres` (A1P, A2P) puts Tilecast's store on PostgreSQL;
+ * the bare client has no store either way.
+ */
+function startSender(kind, mode, double, keys, nodeArgs = [], launcher = [], store = 'memory') {
   const script = kind === 'bare' ? 'baselines/apns-node-http.mjs' : 'servers/tilecast-apns.mjs';
-  return startServer(script, { args: [mode], env: senderEnv(double, keys), readyTimeoutMs: READY_MS, nodeArgs, launcher });
+  const onPostgres = kind === 'tilecast' && store === 'postgres';
+  const args = onPostgres ? [mode, 'postgres'] : [mode];
+  const env = onPostgres ? { ...senderEnv(double, keys), DATABASE_URL } : senderEnv(double, keys);
+  return startServer(script, { args, env, readyTimeoutMs: READY_MS, nodeArgs, launcher });
 }
 
 /** Pushes transport-apns resolved `superseded` so far (a newer one of the device and activity replaced them). */
@@ -40,7 +49,7 @@ const supersededBy = async (sender) => (await sender.ask({ type: 'counters' }, '
  * settled per second from the first request to the last push settled, and the CPU busy
  * share of the sender and of the double.
  */
-async function fanOut(sender, double, count, trigger, { atDouble = true, alongside = null, superseding = false } = {}) {
+export async function fanOut(sender, double, count, trigger, { atDouble = true, alongside = null, superseding = false } = {}) {
   await double.ask({ type: 'reset' }, 'reset');
   sender.pushed = (sender.pushed ?? 0) + count;
   const supersededBefore = superseding ? await supersededBy(sender) : 0;
@@ -73,7 +82,7 @@ async function fanOut(sender, double, count, trigger, { atDouble = true, alongsi
   };
 }
 
-const patchOk = async (port, path, headers, body) => {
+export const patchOk = async (port, path, headers, body) => {
   const status = await send('PATCH', port, path, headers, body);
   if (status !== 200) throw new Error(`PATCH ${path} answered ${status}`);
 };
@@ -82,12 +91,12 @@ const patchOk = async (port, path, headers, body) => {
  * Both senders, alternately, `runs` times with new processes: each does `warmups`
  * unmeasured fan-outs then `measured` ones. Answers the samples per side.
  */
-async function compareSenders({ mode, double, keys, runs, warmups, measured, fan }) {
+export async function compareSenders({ mode, store = 'memory', double, keys, runs, warmups, measured, fan }) {
   const samples = { bare: [], tilecast: [] };
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? ['bare', 'tilecast'] : ['tilecast', 'bare'];
     for (const kind of order) {
-      const sender = await startSender(kind, mode, double, keys);
+      const sender = await startSender(kind, mode, double, keys, [], [], store);
       try {
         for (let i = 0; i < warmups; i++) await fan(sender, kind);
         for (let i = 0; i < measured; i++) samples[kind].push(await fan(sender, kind));
@@ -100,7 +109,7 @@ async function compareSenders({ mode, double, keys, runs, warmups, measured, fan
   return samples;
 }
 
-const summarise = (list) => ({
+export const summarise = (list) => ({
   pushesPerSecond: round(median(list.map((s) => s.pushesPerSecond)), 0),
   senderBusy: median(list.map((s) => s.senderBusy)),
   cpuPerPush: median(list.map((s) => s.senderCpuMicrosPerPush)),
@@ -111,7 +120,7 @@ const summarise = (list) => ({
   sentPerSecond: round(median(list.map((s) => s.sentPerSecond)), 0),
 });
 
-function senderFigures(b, t, samples) {
+export function senderFigures(b, t, samples) {
   return {
     'bare node:http2 pushes/s': b.pushesPerSecond,
     'tilecast transport-apns pushes/s': t.pushesPerSecond,
@@ -269,7 +278,7 @@ export const a1 = {
 };
 
 /** A2's publisher requests: one update per activity, `rounds` times (each round after the last one's answers). */
-function activityBurst(sender, kind, rounds, firstSequence) {
+export function activityBurst(sender, kind, rounds, firstSequence) {
   return async () => {
     for (let round = 0; round < rounds; round++) {
       const content = progressContent();

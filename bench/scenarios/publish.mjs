@@ -89,7 +89,7 @@ const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:
 
 export const d1 = throughputScenario({
   id: 'D1',
-  title: `PATCH /widget (1 KB switchboard), node:http adapter, PostgreSQL storage (${DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`,
+  title: `PATCH /widget (1 KB switchboard), node:http adapter, PostgreSQL storage (${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}), the widget's delivery job written in the content's statement`,
   baseline: { script: 'baselines/publish-postgres.mjs', env: { DATABASE_URL } },
   project: { script: 'servers/tilecast.mjs', args: ['node-http', 'postgres'], env: { DATABASE_URL } },
   path: '/widget/lights',

@@ -13,18 +13,25 @@
 //       update token for it.
 //   a3: an empty memory store; IPC `register` {count, apns} registers that many phones,
 //       with `apns` also their APNs tokens (push-to-start, widgets, one activity's update token).
+// argv[3] `postgres` (a1 and a2; A1P, A2P): the store on PostgreSQL at DATABASE_URL, in a
+// schema of its own started afresh, the phones and their tokens written in bulk
+// (lib/apns-postgres.mjs); default `memory`.
 // IPC `await-pushes` {total} answers `pushes-done` once `total` pushes have settled since
-// start; `counters` answers the transport's counters.
+// start; `counters` answers the transport's counters; `idle` answers `idle` {settled} once
+// every job and push started so far is done (A2P: a job a newer one replaced may end
+// before handing all its devices over, so no count of pushes tells when a burst is done).
 import { createTilecast, silentLogger } from '@tilecast/core';
 import { mount } from '@tilecast/adapter-node-http';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { apnsRegistryFrom, createApnsTransport } from '@tilecast/transport-apns';
+import { freshPostgresStorage } from '../lib/apns-postgres.mjs';
 import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, APNS_IDS, STREAMS, deviceToken, pushWaiter } from '../lib/apns-fleet.mjs';
 import { progressContent, switchboardContent } from '../lib/payloads.mjs';
 import { serve } from '../lib/serve.mjs';
 
 const mode = process.argv[2];
-const storage = createMemoryStorage();
+const postgres = process.argv[3] === 'postgres' ? await freshPostgresStorage(process.env.DATABASE_URL) : null;
+const storage = postgres?.storage ?? createMemoryStorage();
 const apns =
   mode === 'a3' || mode === 'a1-stand-in'
     ? null
@@ -95,14 +102,19 @@ async function publish(token, path, body) {
 if (mode === 'a1' || mode === 'a1-stand-in') {
   await m.createAccount({ id: 'bench-0', token: 'tok_bench_0', activityQuota: 1 });
   for (let r = 0; r < 64; r++) await m.createWidget({ account: 'bench-0', slug: `panel-${r}`, template: 'switchboard' });
-  for (let n = 0; n < A1_DEVICES; n++) {
-    await m.registerDevice({ id: `phone-${n}`, account: 'bench-0' });
-    await storage.setApnsRegistration(`phone-${n}`, { environment: 'production', widgets: deviceToken('widgets', n) });
-  }
+  if (postgres !== null)
+    await postgres.seed(Array.from({ length: A1_DEVICES }, (_, n) => ({ id: `phone-${n}`, account: 'bench-0', widgets: deviceToken('widgets', n) })));
+  else
+    for (let n = 0; n < A1_DEVICES; n++) {
+      await m.registerDevice({ id: `phone-${n}`, account: 'bench-0' });
+      await storage.setApnsRegistration(`phone-${n}`, { environment: 'production', widgets: deviceToken('widgets', n) });
+    }
   await m.createAccount({ id: 'quiet', token: 'tok_quiet', activityQuota: 1 });
   await m.createWidget({ account: 'quiet', slug: 'load', template: 'switchboard' });
   await publish('tok_quiet', '/widget/load', { content: switchboardContent() });
 } else if (mode === 'a2') {
+  const phones = [];
+  const activityTokens = [];
   for (let n = 0; n < A2_ACTIVITIES; n++) {
     const account = `a2-${n}`;
     await m.createAccount({ id: account, token: `tok_a2_${n}`, activityQuota: 1 });
@@ -111,11 +123,17 @@ if (mode === 'a1' || mode === 'a1-stand-in') {
     await publish(`tok_a2_${n}`, '/activity/trip', { state: 'ONGOING', content: progressContent() });
     for (let j = 0; j < A2_DEVICES_PER_ACTIVITY; j++) {
       const id = `${account}-phone-${j}`;
+      if (postgres !== null) {
+        phones.push({ id, account });
+        activityTokens.push({ device: id, account, slug: 'trip', token: deviceToken('activity', n * A2_DEVICES_PER_ACTIVITY + j) });
+        continue;
+      }
       await m.registerDevice({ id, account });
       await storage.setApnsRegistration(id, { environment: 'production' });
       await storage.setActivityPushToken(id, account, 'trip', deviceToken('activity', n * A2_DEVICES_PER_ACTIVITY + j));
     }
   }
+  await postgres?.seed(phones, activityTokens);
   await tilecast.idle();
   settled = 0;
 } else if (mode === 'a3') {
@@ -139,7 +157,11 @@ if (mode === 'a1' || mode === 'a1-stand-in') {
   });
 } else throw new Error(`mode a1, a2 or a3, not ${mode}`);
 
-process.on('message', (message) => {
+process.on('message', async (message) => {
+  if (message?.type === 'idle') {
+    await tilecast.idle();
+    process.send({ type: 'idle', id: message.id, settled });
+  }
   if (message?.type === 'counters') process.send({ type: 'counters', id: message.id, counters: apns?.counters() ?? null, load: apns?.load() ?? null });
 });
 
