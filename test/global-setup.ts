@@ -20,6 +20,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   const chromium = process.env.TILECAST_CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(chromium)) console.log(`Browser test: skipped, needs chromium at ${chromium} (apt-get install -y chromium)`);
   const scratch = await findPostgres();
+  // The transports' connection workers run the core's push kit from its build: it first.
+  buildWhenStale('@tilecast/core', 'core', 'dist/push/index.js', 'src/transport/push/');
   buildWhenStale('@tilecast/transport-apns', 'transport-apns', 'dist/connection-worker.js');
   buildWhenStale('@tilecast/simulator', 'simulator', 'dist/browser/simulator.js');
   return async () => {
@@ -28,16 +30,17 @@ export default async function setup(): Promise<() => Promise<void>> {
 }
 
 /**
- * Two things the tests run are build outputs, as JavaScript only: transport-apns's connection
- * worker (a worker thread; the tests run the package from its sources) and the simulator's
- * page script (the browser test loads it). Each is rebuilt here, once before the test files,
- * when a source is newer, so that no test runs a stale build and no test builds while
- * others run (`.ci/run` runs the suite on three Node.js lines at once in one tree).
+ * Some things the tests run are build outputs, as JavaScript only: the transports' connection
+ * workers (worker threads, running the core's push kit from its build; the tests run the
+ * packages from their sources) and the simulator's page script (the browser test loads it).
+ * Each is rebuilt here, once before the test files, when a source under `sources` is newer,
+ * so that no test runs a stale build and no test builds while others run (`.ci/run` runs
+ * the suite on three Node.js lines at once in one tree).
  */
-function buildWhenStale(workspace: string, directory: string, output: string): void {
+function buildWhenStale(workspace: string, directory: string, output: string, sources = 'src/'): void {
   const root = new URL(`../packages/${directory}/`, import.meta.url);
   const built = new URL(output, root);
-  const newest = newestSource(new URL('src/', root));
+  const newest = newestSource(new URL(sources, root));
   if (existsSync(built) && statSync(built).mtimeMs >= newest) return;
   console.log(`${workspace}: building it (${output} is missing or older than src)`);
   execFileSync('npm', ['run', 'build', '--workspace', workspace], { stdio: 'ignore' });

@@ -8,5 +8,6 @@ export default defineConfig(
     'adapter/index': 'src/adapter.ts',
     'schemas/index': 'src/schemas/public.ts',
     'verify/index': 'src/webhooks/verify.ts',
+    'push/index': 'src/transport/push/index.ts',
   }),
 );

@@ -1,30 +1,27 @@
 import type { ActivityPush, WidgetPush } from '@tilecast/core';
+import type { PushTicket } from '@tilecast/core/push';
 import type { ActivityPayload } from './payloads.js';
 import type { ApnsEnvironment } from './registry.js';
 import type { ApnsRequest } from './request.js';
 
 /**
  * A push as handed over, before it is looked up and built: what waits for admission. Its
- * key and seq come from superseding.ts (the newest of a key wins).
+ * key and seq come from `@tilecast/core/push`'s Superseding (the newest of a key wins).
  */
 export type Ticket = ActivityTicket | WidgetTicket;
 
-interface TicketBase {
-  deviceId: string;
-  /** `pushKey(deviceId, push)`. */
-  key: string;
-  seq: number;
-}
-
-export interface ActivityTicket extends TicketBase {
-  push: ActivityPush;
+export interface ActivityTicket extends PushTicket {
+  readonly push: ActivityPush;
   /** The push's time and payload, made once per update (`PushBuilder.activityPayload`). */
-  payload: ActivityPayload;
+  readonly payload: ActivityPayload;
+  /** The payload's time. */
+  readonly at: number;
 }
 
-export interface WidgetTicket extends TicketBase {
-  push: WidgetPush;
-  payload: null;
+export interface WidgetTicket extends PushTicket {
+  readonly push: WidgetPush;
+  readonly payload: null;
+  readonly at: null;
 }
 
 /**

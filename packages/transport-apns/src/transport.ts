@@ -1,18 +1,16 @@
 import type { KeyObject } from 'node:crypto';
 import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
-import { Admission } from './admission.js';
-import { ConnectionPool, type Connections } from './connection-pool.js';
+import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { type ApnsResult, Delivery } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import { PushBuilder } from './payloads.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
-import { pushKey, Superseding } from './superseding.js';
-import { WorkerConnectionPool } from './worker-pool.js';
+import { APNS_FORMAT, type ApnsRequest } from './request.js';
 
 export type { ApnsCounters } from './counters.js';
-export { APNS_EXPIRATION_S, MAX_RETRIES, retryAfterMs } from './delivery.js';
+export { APNS_EXPIRATION_S, MAX_RETRIES } from './delivery.js';
 
 export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
   production: 'https://api.push.apple.com',
@@ -97,10 +95,11 @@ export interface ApnsTransport extends DeviceTransport {
 }
 
 /**
- * The transport: each push is stamped as the newest of its device and activity or widget
- * (superseding.ts), paced by Admission, looked up in the registry (`skipped` without a
- * token), built (payloads.ts) and sent (delivery.ts) over connections on a worker or this
- * thread; a newer push replaces an older one still waiting anywhere on that way.
+ * The transport: each push is stamped as the newest of its device and activity or widget,
+ * paced, looked up in the registry (`skipped` without a token), built (payloads.ts) and
+ * sent (delivery.ts) over connections on a worker or this thread, with the pieces of
+ * `@tilecast/core/push` (shared with the FCM transport); a newer push replaces an older
+ * one still waiting anywhere on that way (`LatestWins`).
  */
 export function createApnsTransport(options: ApnsTransportOptions): ApnsTransport {
   const { teamId, keyId, bundleId, registry } = options;
@@ -115,7 +114,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const counters = zeroCounters();
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   const connections = connectionsFor(options, { maxConcurrentStreams, clock, random, logger, counters });
-  const superseding = new Superseding();
+  const superseding = new Superseding<Job>();
   const delivery = new Delivery({
     connections,
     originOf: (environment) => options.origin ?? APNS_ORIGINS[environment],
@@ -158,50 +157,37 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return token === null ? null : builder.activityJob(ticket, token, registrations.environment, leave);
   };
 
-  /** What an admitted push runs: looked up, built and sent, unless a newer one of its key came meanwhile. */
-  const work = async (ticket: Ticket, leave: () => void): Promise<ApnsResult> => {
-    try {
-      if (delivery.closed) return delivery.dropClosed();
-      if (superseding.isSuperseded(ticket.key, ticket.seq)) return superseded();
-      const job = await jobOf(ticket, leave);
-      if (job === null) return skip();
-      if (superseding.isSuperseded(job.key, job.seq)) return superseded();
-      // `timestamp` never goes back for one activity on one device: a push older than
-      // one already built is stale (APNs would drop it), so it is not sent.
-      if (ticket.payload !== null && superseding.isStale(ticket.deviceId, job.owner, job.slug, ticket.payload.at)) return superseded();
-      superseding.built(job);
-      return await delivery.send(job);
-    } finally {
-      superseding.settle(ticket.key, ticket.seq);
-    }
-  };
+  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
+  // a newer push replaces an older one of its device and activity or widget wherever it
+  // waits (docs/contract/apns.md#apns-latest-wins, docs/decisions/0111-apns-latest-wins.md).
+  const pushes = new LatestWins<Ticket, Job, ApnsResult>({
+    limit: 2 * maxConcurrentStreams,
+    perTurn: PUSHES_PER_TURN,
+    superseding,
+    build: jobOf,
+    send: (job) => delivery.send(job),
+    giveWay: (older) => delivery.giveWay(older),
+    closed: () => delivery.closed,
+    dropClosed: () => delivery.dropClosed(),
+    superseded,
+    skipped: skip,
+  });
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
-  const admission = new Admission<Ticket, ApnsResult>(2 * maxConcurrentStreams, PUSHES_PER_TURN, work, superseded);
-
-  /**
-   * Hands a push over: the newest of its key from now on (docs/contract/apns.md#apns-latest-wins,
-   * docs/decisions/0111-apns-latest-wins.md). One older than the newest still here is
-   * superseded at once; otherwise the push it displaces gives way wherever it waits, and
-   * when that one is with the connections this one goes ahead to take its place there.
-   */
-  const handOver = (ticket: Ticket): Promise<ApnsResult> => {
-    if (delivery.closed) return delivery.dropClosed();
-    if (ticket.payload !== null && superseding.isOlder(ticket.key, ticket.payload.at)) return Promise.resolve(superseded());
-    const displaced = superseding.handOver(ticket);
-    return admission.run(ticket, displaced !== undefined && delivery.giveWay(displaced));
+  const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
+    const payload = builder.activityPayload(push);
+    return { deviceId, push, payload, at: payload.at, key: pushKey(deviceId, push), seq: 0 };
   };
 
   return {
     name: 'apns',
-    pushActivity: (deviceId, push: ActivityPush) => handOver({ deviceId, push, payload: builder.activityPayload(push), key: pushKey(deviceId, push), seq: 0 }),
-    pushWidget: (deviceId, push: WidgetPush) => handOver({ deviceId, push, payload: null, key: pushKey(deviceId, push), seq: 0 }),
+    pushActivity: (deviceId, push: ActivityPush) => pushes.handOver(activityTicket(deviceId, push)),
+    pushWidget: (deviceId, push: WidgetPush) => pushes.handOver({ deviceId, push, payload: null, at: null, key: pushKey(deviceId, push), seq: 0 }),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => connections.load(),
     backlog() {
-      const { working, queued } = admission.load();
-      return { queued, working, retrying: delivery.retrying, keys: superseding.keys };
+      const { working, queued, keys } = pushes.load();
+      return { queued, working, retrying: delivery.retrying, keys };
     },
     async close() {
       delivery.close();
@@ -214,7 +200,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 function connectionsFor(
   options: ApnsTransportOptions,
   context: { maxConcurrentStreams: number; clock: Clock; random: () => number; logger: Logger; counters: ApnsCounters },
-): Connections {
+): Connections<ApnsRequest> {
   const { maxConcurrentStreams, clock, random, logger, counters } = context;
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   const onReconnect = (origin: string) => {
@@ -223,6 +209,8 @@ function connectionsFor(
   };
   if ((options.connectionThread ?? 'worker') === 'worker') {
     return new WorkerConnectionPool({
+      script: workerScriptPath(import.meta.url, 'connection-worker'),
+      format: APNS_FORMAT,
       ca: options.ca,
       maxConcurrentStreams,
       requestTimeoutMs,
@@ -230,5 +218,5 @@ function connectionsFor(
       onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
     });
   }
-  return new ConnectionPool({ ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
+  return new ConnectionPool({ format: APNS_FORMAT, ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
 }

@@ -1,22 +1,21 @@
 import type { PushOutcome } from '@tilecast/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
-import type { Connections } from '../src/connection-pool.js';
-import { WITHDRAWN, type ApnsAnswer } from '../src/connection.js';
+import { Superseding, WITHDRAWN, type Connections, type PushAnswer } from '@tilecast/core/push';
 import { type ApnsCounters, zeroCounters } from '../src/counters.js';
 import { Delivery, outcomeName } from '../src/delivery.js';
 import type { Job } from '../src/job.js';
+import type { ApnsRequest } from '../src/request.js';
 import { PushBuilder } from '../src/payloads.js';
 import { ProviderToken, readSigningKey } from '../src/provider-token.js';
 import { createMemoryApnsRegistry, type MemoryApnsRegistry } from '../src/registry.js';
-import { Superseding } from '../src/superseding.js';
 import type { Ticket } from '../src/job.js';
 import { activity, activityTicket, BUNDLE_ID, flush, KEY_ID, T0, TEAM_ID, testSigningKey, TOKENS, widget, widgetTicket } from './support.js';
 
 const MIN = 60_000;
 const ORIGIN = 'https://apns.test';
-const OK: ApnsAnswer = { kind: 'answer', status: 200, reason: null, retryAfter: null };
-const status = (code: number, reason: string | null = null, retryAfter: string | null = null): ApnsAnswer => ({
+const OK: PushAnswer = { kind: 'answer', status: 200, reason: null, retryAfter: null };
+const status = (code: number, reason: string | null = null, retryAfter: string | null = null): PushAnswer => ({
   kind: 'answer',
   status: code,
   reason,
@@ -35,7 +34,7 @@ interface Attempt {
 interface DeliveryRig {
   clock: ManualClock;
   delivery: Delivery;
-  superseding: Superseding;
+  superseding: Superseding<Job>;
   counters: ApnsCounters;
   registry: MemoryApnsRegistry;
   attempts: Attempt[];
@@ -52,10 +51,10 @@ interface DeliveryRig {
 const signingKey = readSigningKey(testSigningKey().privateKey);
 
 /** Delivery over connections that answer `answers` in order (then `200`), all on a fake clock. */
-function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
+function deliveryRig(answers: PushAnswer[]): DeliveryRig {
   const clock = createManualClock(T0);
   const attempts: Attempt[] = [];
-  const connections: Connections = {
+  const connections: Connections<ApnsRequest> = {
     request(origin, request, authorization) {
       attempts.push({ at: clock.now(), origin, token: request.token, expiration: request.expiration, authorization });
       return Promise.resolve(answers.shift() ?? OK);
@@ -66,7 +65,7 @@ function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
   const registry = createMemoryApnsRegistry();
   registry.register('phone', { environment: 'sandbox', pushToStart: TOKENS.start, widgets: TOKENS.widgets });
   registry.setActivityToken('phone', 'acme', 'build', TOKENS.update);
-  const superseding = new Superseding();
+  const superseding = new Superseding<Job>();
   const counters = zeroCounters();
   const warnings: string[] = [];
   const logger = { info: () => {}, warn: (message: string) => void warnings.push(message), error: () => {} };
@@ -86,7 +85,7 @@ function deliveryRig(answers: ApnsAnswer[]): DeliveryRig {
   let left = 0;
   const leave = () => void (left += 1);
   const handOver = (ticket: Ticket, build: () => Job): Job => {
-    const displaced = superseding.handOver(ticket);
+    const displaced = superseding.handOver(ticket, ticket.at ?? 0);
     if (displaced !== undefined) delivery.giveWay(displaced);
     const job = build();
     superseding.built(job);

@@ -4,22 +4,7 @@
  */
 import { systemClock } from '@tilecast/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RECONNECT_MAX_MS, reconnectDelayMs } from '../src/connection.js';
 import { flush, rig, until, widget, type Rig } from './support.js';
-
-describe('reconnectDelayMs', () => {
-  it('doubles from 1 s with each connection lost in a row, jittered in [half, whole), capped at 60 s', () => {
-    const low = () => 0;
-    const high = () => 0.999_999;
-    expect([1, 2, 3, 4, 5, 6].map((failures) => reconnectDelayMs(failures, low))).toEqual([500, 1000, 2000, 4000, 8000, 16000]);
-    expect(reconnectDelayMs(1, high)).toBeLessThan(1000);
-    expect(reconnectDelayMs(1, () => 0.5)).toBe(750);
-    for (const failures of [7, 20, 1000]) {
-      expect(reconnectDelayMs(failures, low)).toBe(RECONNECT_MAX_MS / 2);
-      expect(reconnectDelayMs(failures, high)).toBeLessThan(RECONNECT_MAX_MS);
-    }
-  });
-});
 
 describe('transport-apns: reconnecting to a host that turns connections away', () => {
   let r: Rig;

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/manual-clock.js';
 import { PushBuilder } from '../src/payloads.js';
-import { pushKey, Superseding } from '../src/superseding.js';
+import { pushKey, Superseding } from '@tilecast/core/push';
+import type { Job } from '../src/job.js';
 import { activity, activityTicket, BUNDLE_ID, T0, TOKENS, widget, widgetTicket } from './support.js';
 
 const builder = new PushBuilder({ bundleId: BUNDLE_ID, attributesType: 'BuildAttributes', updatePriority: 10, clock: createManualClock(T0) });
 /** A widgets push to `deviceId`, handed over, and its job once built. */
-function handOver(superseding: Superseding, slug = 'boiler', deviceId = 'phone') {
+function handOver(superseding: Superseding<Job>, slug = 'boiler', deviceId = 'phone') {
   const ticket = widgetTicket(widget({ slug }), deviceId);
-  const displaced = superseding.handOver(ticket);
+  const displaced = superseding.handOver(ticket, ticket.at ?? 0);
   const build = () => {
     const job = builder.widgetJob(ticket, TOKENS.widgets, 'sandbox', () => {});
     superseding.built(job);
@@ -31,7 +32,7 @@ describe('transport-apns pushKey: what a newer push replaces', () => {
 
 describe('transport-apns Superseding: newer pushes win', () => {
   it('a newer push for the same device and widget makes an older one give way, and answers its job once built', () => {
-    const superseding = new Superseding();
+    const superseding = new Superseding<Job>();
     const older = handOver(superseding);
     expect(older.displaced).toBeUndefined();
     expect(superseding.isSuperseded(older.ticket.key, older.ticket.seq)).toBe(false);
@@ -45,7 +46,7 @@ describe('transport-apns Superseding: newer pushes win', () => {
   });
 
   it('pushes for another widget or another device do not', () => {
-    const superseding = new Superseding();
+    const superseding = new Superseding<Job>();
     const { ticket } = handOver(superseding);
     handOver(superseding, 'pump');
     handOver(superseding, 'boiler', 'other');
@@ -54,7 +55,7 @@ describe('transport-apns Superseding: newer pushes win', () => {
   });
 
   it('an older push settling leaves the newer one the newest; the newest settling forgets the key', () => {
-    const superseding = new Superseding();
+    const superseding = new Superseding<Job>();
     const older = handOver(superseding).ticket;
     const newer = handOver(superseding).ticket;
     superseding.settle(older.key, older.seq);
@@ -66,10 +67,10 @@ describe('transport-apns Superseding: newer pushes win', () => {
   });
 
   it('a push for an earlier activity time than the newest of its key still at work is older: it is not handed over', () => {
-    const superseding = new Superseding();
+    const superseding = new Superseding<Job>();
     const ticket = activityTicket(builder, activity('update', T0 + 5_000));
     expect(superseding.isOlder(ticket.key, T0)).toBe(false);
-    superseding.handOver(ticket);
+    superseding.handOver(ticket, ticket.at ?? 0);
     expect(superseding.isOlder(ticket.key, T0 + 4_999)).toBe(true);
     expect(superseding.isOlder(ticket.key, T0 + 5_000)).toBe(false);
     superseding.settle(ticket.key, ticket.seq);
@@ -77,7 +78,7 @@ describe('transport-apns Superseding: newer pushes win', () => {
   });
 
   it('an activity push older than one handed over for that activity on that device is stale; the same time or newer is not', () => {
-    const superseding = new Superseding();
+    const superseding = new Superseding<Job>();
     expect(superseding.isStale('phone', 'acme', 'build', T0 + 5_900)).toBe(false);
     expect(superseding.isStale('phone', 'acme', 'build', T0 + 5_899)).toBe(true);
     expect(superseding.isStale('phone', 'acme', 'build', T0 + 5_900)).toBe(false);

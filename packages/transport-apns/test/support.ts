@@ -13,7 +13,7 @@ import { startApnsDouble, type ApnsDouble } from '@tilecast/transport-apns/test-
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
 import type { ActivityTicket, WidgetTicket } from '../src/job.js';
 import type { PushBuilder } from '../src/payloads.js';
-import { pushKey } from '../src/superseding.js';
+import { pushKey } from '@tilecast/core/push';
 
 export const TEAM_ID = 'TEAM123456';
 export const KEY_ID = 'KEY7890ABC';
@@ -125,12 +125,13 @@ export function widget(overrides: Partial<WidgetPush> = {}): WidgetPush {
 
 /** An activity push as the transport hands it over to `deviceId` (its seq not stamped yet). */
 export function activityTicket(builder: PushBuilder, push: ActivityPush, deviceId = 'phone'): ActivityTicket {
-  return { deviceId, push, payload: builder.activityPayload(push), key: pushKey(deviceId, push), seq: 0 };
+  const payload = builder.activityPayload(push);
+  return { deviceId, push, payload, at: payload.at, key: pushKey(deviceId, push), seq: 0 };
 }
 
 /** A widget push as the transport hands it over to `deviceId` (its seq not stamped yet). */
 export function widgetTicket(push: WidgetPush, deviceId = 'phone'): WidgetTicket {
-  return { deviceId, push, payload: null, key: pushKey(deviceId, push), seq: 0 };
+  return { deviceId, push, payload: null, at: null, key: pushKey(deviceId, push), seq: 0 };
 }
 
 /** Lets I/O and promise chains run until `condition` holds (bounded: about 2 s). */

@@ -1,13 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { getPriority, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApnsAnswer } from '../src/connection.js';
-import type { ApnsRequest } from '../src/request.js';
-import { WORKER_NICE_STEP } from '../src/thread-priority.js';
-import { WorkerConnectionPool } from '../src/worker-pool.js';
+import { WORKER_NICE_STEP } from '../../core/src/transport/push/thread-priority.js';
 import { startApnsDouble, type ApnsDouble } from '@tilecast/transport-apns/test-double';
 import { BUNDLE_ID, KEY_ID, rig, TEAM_ID, testSigningKey, TOKENS, until, widget, type Rig } from './support.js';
 
@@ -62,42 +58,6 @@ function threadNices(): Map<string, number> {
   }
   return nices;
 }
-
-const REQUEST: ApnsRequest = {
-  key: 'phone\nwidgets\nacme/boiler',
-  token: 'aa',
-  pushType: 'widgets',
-  topic: 'com.example.push-type.widgets',
-  priority: null,
-  expiration: 0,
-  body: '{}',
-};
-
-describe('WorkerConnectionPool: a worker that stops', () => {
-  it('answers what it was handed as a network failure, says so, and starts a new worker for the next request', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tilecast-worker-'));
-    const script = join(dir, 'failing-worker.mjs');
-    // Exits as soon as it is handed anything, like a worker that crashed.
-    writeFileSync(script, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(3));\n");
-    const exits: string[] = [];
-    const pool = new WorkerConnectionPool({
-      maxConcurrentStreams: 10,
-      requestTimeoutMs: 10_000,
-      onReconnect: () => {},
-      onWorkerExit: (reason) => exits.push(reason),
-      script,
-    });
-    try {
-      const first = await pool.request('https://127.0.0.1:1', REQUEST, 'bearer x');
-      expect(first).toEqual<ApnsAnswer>({ kind: 'network', error: 'connection worker stopped: exit code 3' });
-      const second = await pool.request('https://127.0.0.1:1', REQUEST, 'bearer x');
-      expect(second.kind).toBe('network');
-      expect(exits).toEqual(['exit code 3', 'exit code 3']);
-    } finally {
-      await pool.close();
-    }
-  });
-});
 
 /**
  * The built package, as an app installs it (ESM and CJS): the worker is found beside the

@@ -1,7 +1,8 @@
 /**
  * The core's public surface, split by audience: users (`@tilecast/core`), store authors
  * (`@tilecast/core/storage`), adapter authors (`@tilecast/core/adapter`), clients and tools
- * (`@tilecast/core/schemas`), webhook receivers (`@tilecast/core/verify`). Internals and another audience's helpers stay out of each
+ * (`@tilecast/core/schemas`), webhook receivers (`@tilecast/core/verify`), push transport
+ * authors (`@tilecast/core/push`). Internals and another audience's helpers stay out of each
  * entry; the Node I/O lives in `@tilecast/adapter-node-http`. The run-time names are pinned
  * here, the types in `packages/core/api/*.api.md` (`npm run api:check`); the rule for adding
  * one is docs/decisions/0101-public-api.md.
@@ -12,6 +13,7 @@ import * as adapter from '../../src/adapter.js';
 import * as root from '../../src/index.js';
 import * as schemas from '../../src/schemas/public.js';
 import * as storage from '../../src/storage/index.js';
+import * as push from '../../src/transport/push/index.js';
 import * as verify from '../../src/webhooks/verify.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -20,7 +22,7 @@ const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import
 
 describe('entry points of @tilecast/core', () => {
   it('publishes one entry per audience, and no Node I/O', () => {
-    expect(Object.keys(packageJson.exports).sort()).toEqual(['.', './adapter', './json-schemas/*.schema.json', './schemas', './storage', './verify']);
+    expect(Object.keys(packageJson.exports).sort()).toEqual(['.', './adapter', './json-schemas/*.schema.json', './push', './schemas', './storage', './verify']);
   });
 
   it('lets apps import a template JSON Schema by package path', async () => {
@@ -91,6 +93,28 @@ describe('entry points of @tilecast/core', () => {
 
   it('gives webhook receivers the verifier alone', () => {
     expect(Object.keys(verify).sort()).toEqual(['WebhookVerificationError', 'verifyWebhook']);
+  });
+
+  it('gives push transport authors the pieces both transports are built of', () => {
+    expect(Object.keys(push).sort()).toEqual([
+      'Admission',
+      'ConnectionPool',
+      'LatestWins',
+      'RetryWaits',
+      'Superseding',
+      'TRANSPORT_CLOSED',
+      'WITHDRAWN',
+      'WorkerConnectionPool',
+      'answerFields',
+      'givenUp',
+      'isRetryable',
+      'pushKey',
+      'retryAfterMs',
+      'retryDelayMs',
+      'selfSignedCertificate',
+      'serveConnections',
+      'workerScriptPath',
+    ]);
   });
 
   it('gives applications what they embed, configure, observe and meet, and nothing else', () => {

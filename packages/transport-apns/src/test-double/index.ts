@@ -1,9 +1,9 @@
 import { createPublicKey, randomUUID, verify, type KeyObject } from 'node:crypto';
 import { constants, createSecureServer, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from './certificate.js';
+import { selfSignedCertificate } from '@tilecast/core/push';
 
-export { selfSignedCertificate } from './certificate.js';
+export { selfSignedCertificate } from '@tilecast/core/push';
 
 /**
  * An APNs test double: HTTP/2 over TLS on 127.0.0.1 with a self-signed certificate made
@@ -109,7 +109,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   const given = options.publicKey;
   const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
-  const { key, cert } = selfSignedCertificate();
+  const { key, cert } = selfSignedCertificate('Tilecast APNs test double');
   const server: Http2Server = createSecureServer({
     key,
     cert,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../test/support/manual-clock.js';
-import { Deadlines } from '../src/deadlines.js';
+import { createManualClock } from '../../../../../test/support/manual-clock.js';
+import { Deadlines } from '../../../src/transport/push/deadlines.js';
 
 describe('request deadlines of a connection', () => {
   it('times each request out at its own deadline, with one timer at a time', () => {

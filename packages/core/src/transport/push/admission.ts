@@ -5,11 +5,12 @@ import { Fifo } from './fifo.js';
  * sending): at most `limit` at once, at most `perTurn` started per turn of the event loop,
  * first come first served. How a fan-out is paced, as a whole: docs/decisions/0058-apns-pacing.md.
  *
- * Latest wins (docs/contract/apns.md#apns-latest-wins): a push handed over while an older
- * one of the same key waits here takes that one's place in the queue, and the older one
- * settles at once with `replaced()`. The queue so holds at most one push per key (device
- * and activity or widget), however many updates come while APNs is slow. Why, and the other
- * places a push waits: docs/decisions/0111-apns-latest-wins.md.
+ * Latest wins (docs/contract/apns.md#apns-latest-wins, the same for every push transport):
+ * a push handed over while an older one of the same key waits here takes that one's place
+ * in the queue, and the older one settles at once with `replaced()`. The queue so holds at
+ * most one push per key (device and activity or widget), however many updates come while
+ * the push service is slow. Why, and the other places a push waits:
+ * docs/decisions/0111-apns-latest-wins.md.
  *
  * A waiting push is one small entry (its item and its promise's settle functions, no
  * closure), in a queue that takes entries from its head without moving the others.
@@ -33,7 +34,7 @@ export class Admission<T extends { key: string }, R> {
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
-    private readonly work: Work<T, R>,
+    private readonly work: AdmissionWork<T, R>,
     private readonly replaced: () => R,
   ) {
     this.budget = perTurn;
@@ -122,7 +123,8 @@ export class Admission<T extends { key: string }, R> {
   }
 }
 
-type Work<T, R> = (item: T, leave: () => void) => Promise<R>;
+/** What an admitted push runs: `leave` gives its slot up early (see `Admission.run`). */
+export type AdmissionWork<T, R> = (item: T, leave: () => void) => Promise<R>;
 
 interface Waiting<T, R> {
   item: T;

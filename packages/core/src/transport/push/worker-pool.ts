@@ -1,70 +1,73 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { TRANSPORT_CLOSED, type ApnsAnswer } from './connection.js';
+import { TRANSPORT_CLOSED, type PushAnswer } from './connection.js';
 import type { ConnectionLoad, Connections } from './connection-pool.js';
-import type { ApnsRequest } from './request.js';
-import { ACCEPTED, REQUEST_FIELDS, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
+import type { PushRequest, RequestFormat } from './request-format.js';
+import { ACCEPTED, REQUEST_HEAD, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
 
 /**
- * The worker's script: built beside this module (`dist/connection-worker.js`). A worker
- * thread runs JavaScript only, so when this module runs from the package's TypeScript
- * sources (the repository's tests), it is the build's (test/global-setup.ts rebuilds it
- * when it is older than its sources).
+ * The path of a transport's connection-worker script `name` (plain JavaScript: a worker
+ * thread runs no TypeScript), built beside the module at `moduleUrl` (its
+ * `import.meta.url`). When that module runs from the package's TypeScript sources (the
+ * repository's tests), it is the one in the package's `dist/` (test/global-setup.ts
+ * rebuilds it when it is older than its sources).
  */
-export function connectionWorkerPath(): string {
-  const beside = fileURLToPath(new URL('./connection-worker.js', import.meta.url));
+export function workerScriptPath(moduleUrl: string, name: string): string {
+  const beside = fileURLToPath(new URL(`./${name}.js`, moduleUrl));
   if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL('../dist/connection-worker.js', import.meta.url));
-  if (import.meta.url.endsWith('.ts') && existsSync(built)) return built;
-  throw new Error(`transport-apns: its connection worker ${beside} is missing (build the package, or pass connectionThread: 'main')`);
+  const built = fileURLToPath(new URL(`../dist/${name}.js`, moduleUrl));
+  if (moduleUrl.endsWith('.ts') && existsSync(built)) return built;
+  throw new Error(`its connection worker ${beside} is missing (build the package, or pass connectionThread: 'main')`);
 }
 
-export interface WorkerPoolOptions extends WorkerSettings {
+export interface WorkerPoolOptions<R extends PushRequest> extends WorkerSettings {
+  /** The worker's script (see `workerScriptPath`): it calls `serveConnections` with the same `format`. */
+  script: string;
+  format: RequestFormat<R>;
   /** A connection to `origin` replaced one that was lost. */
   onReconnect: (origin: string) => void;
   /** The worker stopped (it failed); its requests were answered `network` and a new one starts with the next request. */
   onWorkerExit: (reason: string) => void;
-  /** The worker's script (default `connectionWorkerPath()`; tests give one that fails). */
-  script?: string;
 }
 
 interface Pending {
   origin: string;
-  resolve: (answer: ApnsAnswer) => void;
+  resolve: (answer: PushAnswer) => void;
 }
 
 /**
- * The connections in a worker thread (`connection-worker.ts`): HTTP/2, TLS and the garbage
+ * The connections in a worker thread (a transport's script that runs `serveConnections`): HTTP/2, TLS and the garbage
  * they make (about 19 KB per request in Node 20) are the worker's, so a fan-out of
  * thousands of pushes never holds the event loop and the heap that answer the host's
  * requests. Requests go over in one message per turn of the event loop, answers come back
  * likewise. The worker holds the process only while requests are pending.
  */
-export class WorkerConnectionPool implements Connections {
+export class WorkerConnectionPool<R extends PushRequest> implements Connections<R> {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
-  /** Requests not yet handed over, flat (see `WorkerRequest`). */
-  private outbox: RequestsMessage['requests'] = [];
+  /** Requests not yet handed over, flat (see `RequestHead`). */
+  private outbox: unknown[] = [];
   private flushScheduled = false;
   private nextId = 0;
   private reported: ConnectionLoad = {};
   private closed = false;
 
-  private readonly script: string;
+  /** Values per request in the outbox. */
+  private readonly stride: number;
 
-  constructor(private readonly options: WorkerPoolOptions) {
-    this.script = options.script ?? connectionWorkerPath();
+  constructor(private readonly options: WorkerPoolOptions<R>) {
+    this.stride = REQUEST_HEAD + options.format.fields;
   }
 
-  request(origin: string, request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
+  request(origin: string, request: R, authorization: string): Promise<PushAnswer> {
     if (this.closed) return Promise.resolve(TRANSPORT_CLOSED);
     const id = ++this.nextId;
     return new Promise((resolve) => {
       this.pending.set(id, { origin, resolve });
       if (this.pending.size === 1) this.worker?.ref();
-      const { key, token, pushType, topic, priority, expiration, body } = request;
-      this.outbox.push(id, origin, key, token, pushType, topic, priority, expiration, authorization, body);
+      this.outbox.push(id, origin, authorization);
+      this.options.format.encode(request, this.outbox);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -109,7 +112,7 @@ export class WorkerConnectionPool implements Connections {
     const settings: WorkerSettings = { ca, maxConcurrentStreams, requestTimeoutMs };
     // No flags of the host's (`--input-type`, loaders, `--conditions`...): some are refused
     // in a worker, and the script, plain JavaScript with relative imports only, needs none.
-    const worker = new Worker(this.script, { workerData: settings, execArgv: [] });
+    const worker = new Worker(this.options.script, { workerData: settings, execArgv: [] });
     worker.on('message', (message: FromWorker) => this.received(message));
     const stopped = (reason: string) => {
       if (this.worker !== worker) return;
@@ -118,7 +121,7 @@ export class WorkerConnectionPool implements Connections {
       // What it was handed is lost with it (and retried as any lost stream); what is still
       // in the outbox goes to the next worker.
       const unsent = new Set<number>();
-      for (let at = 0; at < this.outbox.length; at += REQUEST_FIELDS) unsent.add(this.outbox[at] as number);
+      for (let at = 0; at < this.outbox.length; at += this.stride) unsent.add(this.outbox[at] as number);
       this.answerAll({ kind: 'network', error: `connection worker stopped: ${reason}` }, unsent);
       this.options.onWorkerExit(reason);
     };
@@ -137,14 +140,14 @@ export class WorkerConnectionPool implements Connections {
     if (this.pending.size === 0) this.worker?.unref();
   }
 
-  private answer(id: number, answer: ApnsAnswer): void {
+  private answer(id: number, answer: PushAnswer): void {
     const pending = this.pending.get(id);
     if (pending === undefined) return;
     this.pending.delete(id);
     pending.resolve(answer);
   }
 
-  private answerAll(answer: ApnsAnswer, except: ReadonlySet<number> = new Set()): void {
+  private answerAll(answer: PushAnswer, except: ReadonlySet<number> = new Set()): void {
     const answered: Pending[] = [];
     for (const [id, pending] of this.pending) {
       if (except.has(id)) continue;

@@ -7,7 +7,7 @@ import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:cr
  * names (127.0.0.1 and localhost unless given). Good for loopback test servers, nothing else.
  */
 export function selfSignedCertificate(
-  commonName = 'Tilecast APNs test double',
+  commonName = 'Tilecast test double',
   days = 30,
   hosts: readonly string[] = ['127.0.0.1', 'localhost'],
 ): { key: string; cert: string } {

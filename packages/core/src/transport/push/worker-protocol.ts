@@ -1,8 +1,7 @@
-import type { ApnsAnswer } from './connection.js';
+import type { PushAnswer } from './connection.js';
 import type { ConnectionLoad } from './connection-pool.js';
-import type { ApnsRequest } from './request.js';
 
-/** What the connection worker is started with (`workerData`). */
+/** What a connection worker is started with (`workerData`). */
 export interface WorkerSettings {
   ca?: string | Buffer | Array<string | Buffer>;
   maxConcurrentStreams: number;
@@ -10,28 +9,19 @@ export interface WorkerSettings {
 }
 
 /**
- * One request handed to the worker, as REQUEST_FIELDS consecutive values of a message's
- * `requests` (no object per request on either side): its answer comes back under `id`.
+ * One request handed to the worker: REQUEST_HEAD values (its id, origin and
+ * `authorization`), then the `RequestFormat`'s `fields` values, all consecutive in a
+ * message's `requests` (no object per request on either side). Its answer comes back
+ * under `id`.
  */
-export type WorkerRequest = [
-  id: number,
-  origin: string,
-  key: string,
-  token: string,
-  pushType: ApnsRequest['pushType'],
-  topic: string,
-  priority: ApnsRequest['priority'],
-  expiration: number,
-  authorization: string,
-  body: string,
-];
-export const REQUEST_FIELDS = 10;
+export type RequestHead = [id: number, origin: string, authorization: string];
+export const REQUEST_HEAD = 3;
 
 /** To the worker: the requests of one turn of the event loop, in one message. */
 export interface RequestsMessage {
   type: 'requests';
-  /** WorkerRequest after WorkerRequest, flat. */
-  requests: Array<WorkerRequest[number]>;
+  /** Request after request, flat. */
+  requests: unknown[];
 }
 
 /**
@@ -41,15 +31,15 @@ export interface RequestsMessage {
  */
 export interface AnswersMessage {
   type: 'answers';
-  /** Ids of the requests APNs answered `200`. */
+  /** Ids of the requests answered `200`. */
   accepted: number[];
   /** Every other answer, with its request's id. */
-  answers: Array<[id: number, answer: ApnsAnswer]>;
+  answers: Array<[id: number, answer: PushAnswer]>;
   load: ConnectionLoad;
 }
 
 /** A `200`, as the receiving side hands it on for an id in `accepted` (one shared, frozen value). */
-export const ACCEPTED: ApnsAnswer = Object.freeze({ kind: 'answer', status: 200, reason: null, retryAfter: null });
+export const ACCEPTED: PushAnswer = Object.freeze({ kind: 'answer', status: 200, reason: null, retryAfter: null });
 
 /** From the worker: a connection to `origin` replaced one that was lost. */
 export interface ReconnectMessage {

@@ -1,5 +1,16 @@
-import type { ActivityPush, WidgetPush } from '@tilecast/core';
-import type { Job, Ticket } from './job.js';
+import type { ActivityPush, WidgetPush } from '../device-transport.js';
+
+/** A push as handed over: the key newer pushes replace it under, and its stamp (set by `handOver`). */
+export interface SupersedingTicket {
+  readonly key: string;
+  seq: number;
+}
+
+/** A push once built (looked up): its ticket's key and stamp. */
+export interface SupersedingJob {
+  readonly key: string;
+  readonly seq: number;
+}
 
 /** Device-activity pairs whose last time is remembered; the oldest are forgotten beyond. */
 export const ACTIVITY_TIMES_KEPT = 100_000;
@@ -15,12 +26,12 @@ export function pushKey(deviceId: string, push: ActivityPush | WidgetPush): stri
 }
 
 /** The newest push of a key still in the transport. */
-interface Newest {
+interface Newest<J> {
   seq: number;
   /** Its activity time (epoch ms), 0 for widgets. */
   at: number;
   /** Its job once built (looked up), until then undefined. */
-  job: Job | undefined;
+  job: J | undefined;
 }
 
 /**
@@ -30,13 +41,14 @@ interface Newest {
  * - a push older (by its activity time) than the newest of its key still in the transport
  *   is not handed over at all (`isOlder`);
  * - per device and activity: the time of the newest push built never goes back, so a push
- *   older than one already built is stale (`isStale`), as APNs would drop it.
+ *   older than one already built is stale (`isStale`): APNs would drop it, and an app
+ *   applies only the newest state.
  * What is kept is one entry per key with a push in the transport, and a bounded number of
  * activity times.
  */
-export class Superseding {
+export class Superseding<J extends SupersedingJob> {
   private nextSeq = 0;
-  private readonly newest = new Map<string, Newest>();
+  private readonly newest = new Map<string, Newest<J>>();
   /** Per device and activity: the time of the newest push built. */
   private readonly activityTimes: BoundedMap<string, number>;
 
@@ -51,14 +63,14 @@ export class Superseding {
   }
 
   /**
-   * Stamps `ticket` as the newest of its key (its `seq`); every older push of the key now
-   * gives way. Answers the one it displaces if that one was built, which is then at work
-   * (`Delivery.giveWay` says where).
+   * Stamps `ticket`, for activity time `at` (epoch ms, 0 for widgets), as the newest of its
+   * key (its `seq`); every older push of the key now gives way. Answers the one it
+   * displaces if that one was built, which is then at work (the transport's delivery says
+   * where: `RetryWaits.giveWay`, or with the connections).
    */
-  handOver(ticket: Ticket): Job | undefined {
+  handOver(ticket: SupersedingTicket, at: number): J | undefined {
     const seq = ++this.nextSeq;
     ticket.seq = seq;
-    const at = ticket.payload?.at ?? 0;
     const newest = this.newest.get(ticket.key);
     if (newest === undefined) {
       this.newest.set(ticket.key, { seq, at, job: undefined });
@@ -72,7 +84,7 @@ export class Superseding {
   }
 
   /** The newest push of its key was built: a newer one will displace this job. */
-  built(job: Job): void {
+  built(job: J): void {
     const newest = this.newest.get(job.key);
     if (newest?.seq === job.seq) newest.job = job;
   }

@@ -1,23 +1,24 @@
-import type { Clock } from '@tilecast/core';
-import { ApnsConnection, type ApnsAnswer } from './connection.js';
-import type { ApnsRequest } from './request.js';
+import type { Clock } from '../../clock.js';
+import { Http2Connection, type PushAnswer } from './connection.js';
+import type { PushRequest, RequestFormat } from './request-format.js';
 
 /** Streams open and requests waiting for one, per origin. */
 export type ConnectionLoad = Record<string, { active: number; waiting: number }>;
 
 /**
- * Where the transport sends its requests: one HTTP/2 connection per APNs origin, on this
- * thread (`ConnectionPool`) or in a worker thread of its own (`WorkerConnectionPool`).
+ * Where a transport sends its requests: one HTTP/2 connection per origin, on this thread
+ * (`ConnectionPool`) or in a worker thread of its own (`WorkerConnectionPool`).
  */
-export interface Connections {
-  /** POSTs the push to `origin` with `authorization` and answers what came of it. */
-  request(origin: string, request: ApnsRequest, authorization: string): Promise<ApnsAnswer>;
+export interface Connections<R extends PushRequest> {
+  /** Sends the push to `origin` with `authorization` and answers what came of it. */
+  request(origin: string, request: R, authorization: string): Promise<PushAnswer>;
   load(): ConnectionLoad;
   /** Closes every connection; requests not yet answered answer `network` (transport closed). */
   close(): Promise<void>;
 }
 
-export interface ConnectionPoolOptions {
+export interface ConnectionPoolOptions<R extends PushRequest> {
+  format: RequestFormat<R>;
   ca?: string | Buffer | Array<string | Buffer>;
   maxConcurrentStreams: number;
   requestTimeoutMs: number;
@@ -29,12 +30,12 @@ export interface ConnectionPoolOptions {
 }
 
 /** The connections on this thread: made on first use per origin, kept until `close`. */
-export class ConnectionPool implements Connections {
-  private readonly connections = new Map<string, ApnsConnection>();
+export class ConnectionPool<R extends PushRequest> implements Connections<R> {
+  private readonly connections = new Map<string, Http2Connection<R>>();
 
-  constructor(private readonly options: ConnectionPoolOptions) {}
+  constructor(private readonly options: ConnectionPoolOptions<R>) {}
 
-  request(origin: string, request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
+  request(origin: string, request: R, authorization: string): Promise<PushAnswer> {
     return this.connectionTo(origin).request(request, authorization);
   }
 
@@ -47,11 +48,11 @@ export class ConnectionPool implements Connections {
     this.connections.clear();
   }
 
-  private connectionTo(origin: string): ApnsConnection {
+  private connectionTo(origin: string): Http2Connection<R> {
     let connection = this.connections.get(origin);
     if (connection === undefined) {
-      const { ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect } = this.options;
-      connection = new ApnsConnection({ origin, ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect: () => onReconnect(origin) });
+      const { onReconnect, ...settings } = this.options;
+      connection = new Http2Connection({ ...settings, origin, onReconnect: () => onReconnect(origin) });
       this.connections.set(origin, connection);
     }
     return connection;

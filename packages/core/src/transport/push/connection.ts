@@ -1,11 +1,12 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
-import type { Clock } from '@tilecast/core';
+import type { Clock } from '../../clock.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import { Fifo } from './fifo.js';
-import { apnsHeaders, type ApnsRequest } from './request.js';
+import type { PushRequest, RequestFormat } from './request-format.js';
 
-/** What one request to APNs came to. */
-export type ApnsAnswer =
+/** What one request to a push service came to. */
+export type PushAnswer =
+  /** An HTTP answer: its status, the reason its body gives (see `RequestFormat.reason`) and its `retry-after`. */
   | { kind: 'answer'; status: number; reason: string | null; retryAfter: string | null }
   /** The stream or the connection failed before an answer (socket error, GOAWAY, reset). */
   | { kind: 'network'; error: string }
@@ -15,13 +16,15 @@ export type ApnsAnswer =
   | { kind: 'withdrawn' };
 
 /** The answer to a request made or still waiting when the connections were closed (shared, frozen). */
-export const TRANSPORT_CLOSED: ApnsAnswer = Object.freeze({ kind: 'network', error: 'transport closed' });
+export const TRANSPORT_CLOSED: PushAnswer = Object.freeze({ kind: 'network', error: 'transport closed' });
 
 /** The answer to a request whose place a newer one with the same key took (shared, frozen). */
-export const WITHDRAWN: ApnsAnswer = Object.freeze({ kind: 'withdrawn' });
+export const WITHDRAWN: PushAnswer = Object.freeze({ kind: 'withdrawn' });
 
-export interface ConnectionOptions {
+export interface ConnectionOptions<R extends PushRequest> {
   origin: string;
+  /** What the requests are made of (headers, body) and how an answer's reason is read. */
+  format: RequestFormat<R>;
   ca?: string | Buffer | Array<string | Buffer>;
   /** Streams open at once on this connection; further requests wait in order. */
   maxConcurrentStreams: number;
@@ -36,6 +39,9 @@ export interface ConnectionOptions {
 /** Requests waiting for a stream started per turn of the event loop at most (docs/decisions/0058-apns-pacing.md). */
 const STARTS_PER_TURN = 16;
 
+/** How much of an answer's body is kept for its reason (APNs's are tens of bytes, FCM's hundreds). */
+const MAX_ANSWER_BYTES = 8192;
+
 /** The wait before the connection that follows the first one lost without an answer. */
 export const RECONNECT_BASE_MS = 1000;
 /** The longest wait between two connections, however many were lost in a row. */
@@ -45,7 +51,7 @@ export const RECONNECT_MAX_MS = 60_000;
  * How long to wait before opening a connection after `failures` in a row were lost without
  * a single answer (GOAWAY on connect, TLS refused, reset): doubling from RECONNECT_BASE_MS
  * up to RECONNECT_MAX_MS, jittered in [half, whole) so that instances do not come back in
- * step. Apple treats rapid reconnects as abuse.
+ * step. Apple treats rapid reconnects as abuse, and Google asks for exponential backoff.
  */
 export function reconnectDelayMs(failures: number, random: () => number): number {
   const whole = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.max(0, failures - 1));
@@ -53,7 +59,7 @@ export function reconnectDelayMs(failures: number, random: () => number): number
 }
 
 /**
- * One HTTP/2 connection to an APNs origin, reused for every request and replaced when
+ * One HTTP/2 connection to a push service's origin (APNs, FCM), reused for every request and replaced when
  * it is lost. At most `maxConcurrentStreams` streams are open (or fewer when the
  * server's SETTINGS say so); requests beyond wait for a free stream, first come first
  * served, except that a request takes the place of a waiting one with the same key (the
@@ -62,7 +68,7 @@ export function reconnectDelayMs(failures: number, random: () => number): number
  * `reconnectDelayMs`); requests wait meanwhile, as for a stream. The connection keeps the
  * process alive only while streams are open.
  */
-export class ApnsConnection {
+export class Http2Connection<R extends PushRequest> {
   private session: ClientHttp2Session | null = null;
   private connectedOnce = false;
   /** Sessions that received at least one answer: their loss is not a failed connection. */
@@ -73,14 +79,14 @@ export class ApnsConnection {
   private reconnectTimer: unknown = undefined;
   private active = 0;
   /** Requests waiting for a stream, in order, and the same entries by key. */
-  private readonly waiting = new Fifo<StreamWait>();
-  private readonly waitingByKey = new Map<string, StreamWait>();
+  private readonly waiting = new Fifo<StreamWait<R>>();
+  private readonly waitingByKey = new Map<string, StreamWait<R>>();
   private lastAnswerAt = 0;
   private closed = false;
   private pumpScheduled = false;
   private readonly deadlines: Deadlines;
 
-  constructor(private readonly options: ConnectionOptions) {
+  constructor(private readonly options: ConnectionOptions<R>) {
     this.deadlines = new Deadlines(options.clock, options.requestTimeoutMs);
   }
 
@@ -89,17 +95,17 @@ export class ApnsConnection {
     return { active: this.active, waiting: this.waiting.size };
   }
 
-  /** POSTs the push with `authorization` (the provider token's) and answers what came of it. */
-  request(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
+  /** Sends the push with `authorization` (the provider's or access token's header) and answers what came of it. */
+  request(request: R, authorization: string): Promise<PushAnswer> {
     // A free stream is taken at once: no promise is made for a wait when there is none.
     if (this.canStart() && this.waiting.size === 0) {
       this.take();
       return this.sendOnTaken(request, authorization);
     }
-    const waited = new Promise<ApnsAnswer>((resolve) => {
+    const waited = new Promise<PushAnswer>((resolve) => {
       const queued = this.waitingByKey.get(request.key);
       if (queued === undefined) {
-        const entry: StreamWait = { request, authorization, resolve };
+        const entry: StreamWait<R> = { request, authorization, resolve };
         this.waiting.push(entry);
         this.waitingByKey.set(request.key, entry);
         return;
@@ -117,7 +123,7 @@ export class ApnsConnection {
 
   /**
    * Ends the connection now: its open streams fail at once (their requests answer
-   * `network`), rather than when APNs answers them, which a stalled server never does.
+   * `network`), rather than when the service answers them, which a stalled server never does.
    */
   close(): void {
     this.closed = true;
@@ -203,12 +209,13 @@ export class ApnsConnection {
   }
 
   /** Sends on a stream already taken; the stream is given back once the answer is known. */
-  private sendOnTaken(request: ApnsRequest, authorization: string): Promise<ApnsAnswer> {
+  private sendOnTaken(request: R, authorization: string): Promise<PushAnswer> {
     if (this.closed) {
       this.release();
       return Promise.resolve(TRANSPORT_CLOSED);
     }
-    return this.send(apnsHeaders(request, authorization), request.body);
+    const { format } = this.options;
+    return this.send(format.headers(request, authorization), format.body(request));
   }
 
   /** A connection holds the process only while it has work. */
@@ -245,12 +252,12 @@ export class ApnsConnection {
     return session;
   }
 
-  private send(headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
+  private send(headers: OutgoingHttpHeaders, body: string): Promise<PushAnswer> {
     const { clock } = this.options;
     return new Promise((resolve) => {
       let settled = false;
       let deadline: Deadline | undefined;
-      const settle = (answer: ApnsAnswer) => {
+      const settle = (answer: PushAnswer) => {
         if (settled) return;
         settled = true;
         if (deadline !== undefined) this.deadlines.remove(deadline);
@@ -280,7 +287,7 @@ export class ApnsConnection {
       });
       let status = 0;
       let retryAfter: string | null = null;
-      // The answer body: none for `200`, a small JSON object otherwise.
+      // The answer body: none or a small one for `200`, a small JSON object otherwise.
       const chunks: Buffer[] = [];
       let size = 0;
       const text = () => (size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
@@ -290,15 +297,17 @@ export class ApnsConnection {
         retryAfter = typeof header === 'string' ? header : null;
       });
       stream.on('data', (chunk: Buffer) => {
-        // An APNs answer body is a small JSON object; anything longer is not one.
-        if (size < 4096) chunks.push(chunk);
+        // An answer body is a small JSON object; only its first bytes are kept.
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
         size += chunk.length;
       });
       const answered = () => {
         if (settled) return;
         this.lastAnswerAt = clock.now();
         this.answeredOn.add(session);
-        settle({ kind: 'answer', status, reason: reasonOf(text()), retryAfter });
+        // A success needs no reason: its body (FCM's message name) is not read.
+        const reason = status >= 200 && status < 300 ? null : this.options.format.reason(status, text());
+        settle({ kind: 'answer', status, reason, retryAfter });
       };
       stream.on('end', () => {
         if (status !== 0) answered();
@@ -314,19 +323,8 @@ export class ApnsConnection {
 }
 
 /** A request waiting for a stream (mutable: a newer request with the same key takes its place). */
-interface StreamWait {
-  request: ApnsRequest;
+interface StreamWait<R extends PushRequest> {
+  request: R;
   authorization: string;
-  resolve: (answer: ApnsAnswer | Promise<ApnsAnswer>) => void;
-}
-
-function reasonOf(text: string): string | null {
-  if (text === '') return null;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    const reason = (parsed as { reason?: unknown } | null)?.reason;
-    return typeof reason === 'string' ? reason : null;
-  } catch {
-    return null;
-  }
+  resolve: (answer: PushAnswer | Promise<PushAnswer>) => void;
 }

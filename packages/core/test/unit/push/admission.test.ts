@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Admission } from '../src/admission.js';
-import { flush } from './support.js';
+import { Admission } from '../../../src/transport/push/admission.js';
+
+/** A few turns of the event loop: what Admission schedules with setImmediate has run. */
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
 
 interface Item {
   key: string;
@@ -25,7 +29,7 @@ function admissionRig(limit: number, perTurn = 8) {
   return { admission, started, run, finish: (name: string) => finish.get(name)!() };
 }
 
-describe('transport-apns Admission: latest wins while waiting (docs/contract/apns.md#apns-latest-wins)', () => {
+describe('push Admission: latest wins while waiting (docs/contract/apns.md#apns-latest-wins)', () => {
   it('a newer item of a waiting key takes its place in the queue; the older one settles replaced at once', async () => {
     const a = admissionRig(1);
     const first = a.run('x', 'x1');

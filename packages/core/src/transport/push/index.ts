@@ -1,0 +1,20 @@
+/**
+ * `@tilecast/core/push`: the pieces a push transport (`@tilecast/transport-apns`,
+ * `@tilecast/transport-fcm`) is built of, shared so that each one gets the same pacing,
+ * latest-wins queues, retries, HTTP/2 connections and connection worker
+ * (docs/decisions/0105-push-transport-kit.md). For transport authors; an application never needs it.
+ */
+export { Admission, type AdmissionWork } from './admission.js';
+export { Superseding, pushKey, type SupersedingJob, type SupersedingTicket } from './superseding.js';
+export { LatestWins, type LatestWinsSteps, type PushTicket } from './latest-wins.js';
+export { retryAfterMs, retryDelayMs } from './retry.js';
+export { RetryWaits } from './retry-waits.js';
+export { givenUp, isRetryable, answerFields } from './report.js';
+export { TRANSPORT_CLOSED, WITHDRAWN, type PushAnswer } from './connection.js';
+export type { PushRequest, RequestFormat } from './request-format.js';
+export { ConnectionPool, type Connections, type ConnectionLoad, type ConnectionPoolOptions } from './connection-pool.js';
+export { WorkerConnectionPool, workerScriptPath, type WorkerPoolOptions } from './worker-pool.js';
+export type { WorkerSettings } from './worker-protocol.js';
+export { serveConnections } from './worker-main.js';
+export { selfSignedCertificate } from './certificate.js';
+export type { Clock } from '../../clock.js';
