@@ -1,0 +1,62 @@
+import type { OutgoingHttpHeaders } from 'node:http2';
+import type { RequestFormat } from '@tilecast/core/push';
+
+/** One message as the connection sends it: `POST <path>` with a JSON body. */
+export interface FcmRequest {
+  /** `/v1/projects/<project>/messages:send`. */
+  path: string;
+  /** `{"message": {...}}`. */
+  body: string;
+}
+
+/** The request's HTTP/2 headers, with the access token's `authorization`. */
+export function fcmHeaders(request: FcmRequest, authorization: string): OutgoingHttpHeaders {
+  return { ':method': 'POST', ':path': request.path, authorization, 'content-type': 'application/json' };
+}
+
+const FCM_ERROR = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
+/** The field an `INVALID_ARGUMENT` names when the registration token is what is wrong. */
+export const TOKEN_FIELD = 'message.token';
+
+/**
+ * An FCM refusal's reason: the `errorCode` of its `FcmError` detail (`UNREGISTERED`,
+ * `QUOTA_EXCEEDED`, ...), else its `status` (`UNAUTHENTICATED`, ...); with ` message.token`
+ * after it when a `BadRequest` detail names the registration token as the field at fault.
+ * Null when the body says none of these.
+ */
+export function fcmReason(_status: number, text: string): string | null {
+  if (text === '') return null;
+  let error: { status?: unknown; details?: unknown };
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown } | null;
+    if (typeof parsed?.error !== 'object' || parsed.error === null) return null;
+    error = parsed.error as typeof error;
+  } catch {
+    return null;
+  }
+  const details = Array.isArray(error.details) ? (error.details as Array<Record<string, unknown> | null>) : [];
+  const fcmError = details.find((detail) => detail?.['@type'] === FCM_ERROR)?.errorCode;
+  const code = typeof fcmError === 'string' ? fcmError : typeof error.status === 'string' ? error.status : null;
+  const namesToken = details.some(
+    (detail) =>
+      detail?.['@type'] === BAD_REQUEST &&
+      Array.isArray(detail.fieldViolations) &&
+      detail.fieldViolations.some((violation: { field?: unknown } | null) => violation?.field === TOKEN_FIELD),
+  );
+  return code === null ? null : namesToken ? `${code} ${TOKEN_FIELD}` : code;
+}
+
+/** FCM requests for the shared connections (`@tilecast/core/push`), in this thread or the connection worker. */
+export const FCM_FORMAT: RequestFormat<FcmRequest> = {
+  headers: fcmHeaders,
+  body: (request) => request.body,
+  reason: fcmReason,
+  fields: 2,
+  encode(request, into) {
+    into.push(request.path, request.body);
+  },
+  decode(from, at) {
+    return { path: from[at] as string, body: from[at + 1] as string };
+  },
+};

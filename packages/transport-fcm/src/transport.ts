@@ -1,0 +1,193 @@
+import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type WidgetPush } from '@tilecast/core';
+import { Admission, ConnectionPool, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+import { AccessToken } from './access-token.js';
+import { type FcmCounters, zeroCounters } from './counters.js';
+import { Delivery } from './delivery.js';
+import type { Job } from './job.js';
+import { MessageBuilder, type FcmPriority, type Message } from './message.js';
+import type { FcmRegistry } from './registry.js';
+import { FCM_FORMAT, type FcmRequest } from './request.js';
+import { readServiceAccount, type FcmServiceAccount } from './service-account.js';
+
+export type { FcmCounters } from './counters.js';
+
+/** Google's hosts: FCM's send host, and the OAuth 2.0 token endpoint's origin (its path is `/token`). */
+export const FCM_ORIGIN = 'https://fcm.googleapis.com';
+export const TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
+
+/** Pushes started per turn of the event loop at most (a fan-out's pacing, as the APNs transport's). */
+const PUSHES_PER_TURN = 8;
+
+export interface FcmTransportOptions {
+  /** The Firebase project's service-account key file: its parsed JSON, or its text. Checked at creation. */
+  serviceAccount: FcmServiceAccount | string;
+  /** Where the devices' registration tokens are kept (`fcmRegistryFrom(storage)`). */
+  registry: FcmRegistry;
+  /** Replaces FCM's send host, `https://fcm.googleapis.com` (a test double on 127.0.0.1). */
+  origin?: string;
+  /** Replaces the token endpoint's origin, `https://oauth2.googleapis.com` (its path stays `/token`). */
+  tokenOrigin?: string;
+  /** CAs to trust for both origins instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** `android.priority` of activity updates (default `normal`); start and end are always `high`. */
+  updatePriority?: FcmPriority;
+  /** `android.priority` of widget messages (default `normal`). */
+  widgetPriority?: FcmPriority;
+  /** Streams open at once on the connection (default 100); more requests wait in order. */
+  maxConcurrentStreams?: number;
+  /** A request (send or token) without an answer after this long is cancelled and retried (default 10 s). */
+  requestTimeoutMs?: number;
+  /**
+   * Where the HTTP/2 connection to FCM runs. `'worker'` (the default): in a worker thread of
+   * its own, so that the TLS, framing and garbage of a fan-out never hold the event loop
+   * that answers your requests; its request timeouts follow the real time. `'main'`: on
+   * this thread, every timer on `clock` (tests). The token endpoint is always asked from
+   * this thread (once an hour).
+   */
+  connectionThread?: 'worker' | 'main';
+  /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
+  retryBaseMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** Source of the retry jitter, in [0, 1). */
+  random?: () => number;
+}
+
+export interface FcmTransport extends DeviceTransport {
+  /**
+   * Each push resolves with what came of it: `delivered` (`200`), `token_removed`,
+   * `refused` (a `4xx` other than a token's, an access token refused), `dropped` (retries
+   * used up, expired, the transport closed), `skipped` (no registration token),
+   * `superseded` (a newer push for the same activity or widget).
+   */
+  pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome>;
+  counters(): FcmCounters;
+  /** Streams open and requests waiting, per origin. */
+  load(): Record<string, { active: number; waiting: number }>;
+  /** Closes the connection and drops pushes waiting for a retry. */
+  close(): Promise<void>;
+}
+
+/**
+ * The transport: each push is looked up in the registry (`skipped` without a token), built
+ * (message.ts), checked and stamped as the newest of its kind (Superseding) and sent
+ * (delivery.ts), paced by Admission over a connection on a worker or this thread: the
+ * pieces of `@tilecast/core/push`, shared with the APNs transport.
+ */
+export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
+  const account = readServiceAccount(options.serviceAccount);
+  const { registry } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const random = options.random ?? Math.random;
+  const counters = zeroCounters();
+  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const connections = connectionsFor(options, { maxConcurrentStreams, requestTimeoutMs, clock, random, logger, counters });
+  const superseding = new Superseding();
+  const accessToken = new AccessToken({
+    account,
+    tokenOrigin: options.tokenOrigin ?? TOKEN_ORIGIN,
+    ca: options.ca,
+    timeoutMs: requestTimeoutMs,
+    clock,
+    logger,
+    onIssued: () => void (counters.accessTokens += 1),
+  });
+  const delivery = new Delivery({
+    connections,
+    origin: options.origin ?? FCM_ORIGIN,
+    accessToken,
+    registry,
+    superseding,
+    counters,
+    retryBaseMs: options.retryBaseMs ?? 1000,
+    clock,
+    logger,
+    random,
+  });
+  const builder = new MessageBuilder({
+    projectId: account.projectId,
+    updatePriority: options.updatePriority ?? 'normal',
+    widgetPriority: options.widgetPriority ?? 'normal',
+    clock,
+  });
+
+  /** Stamps `job` as the newest of its key and sends it. */
+  const submit = (job: Job, message: Message): Promise<PushOutcome> => {
+    if (delivery.closed) return delivery.dropClosed();
+    if (message.contentLeftOut) counters.contentLeftOut += 1;
+    superseding.stamp(job);
+    return delivery.send(job);
+  };
+
+  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<PushOutcome> => {
+    if (delivery.closed) return delivery.dropClosed();
+    const token = await registry.tokenOf(deviceId);
+    if (token === null) {
+      counters.skipped += 1;
+      return 'skipped';
+    }
+    // The timestamp never goes back for one activity on one device: an older push than
+    // one already handed over is stale (the app would show older state), so not sent.
+    const message = builder.activity(push);
+    if (superseding.isStale(deviceId, push.owner, push.slug, message.at)) {
+      counters.superseded += 1;
+      return 'superseded';
+    }
+    return submit(builder.job(deviceId, token, push.phase, push, message, leave), message);
+  };
+
+  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<PushOutcome> => {
+    if (delivery.closed) return delivery.dropClosed();
+    const token = await registry.tokenOf(deviceId);
+    if (token === null) {
+      counters.skipped += 1;
+      return 'skipped';
+    }
+    const message = builder.widget(push);
+    return submit(builder.job(deviceId, token, 'changed', push, message, leave), message);
+  };
+
+  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
+  const admission = new Admission<string, ActivityPush | WidgetPush, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
+    'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
+  );
+
+  return {
+    name: 'fcm',
+    pushActivity: (deviceId, push: ActivityPush) => admission.run(deviceId, push),
+    pushWidget: (deviceId, push: WidgetPush) => admission.run(deviceId, push),
+    counters: () => ({ ...counters }),
+    load: () => connections.load(),
+    async close() {
+      delivery.close();
+      await connections.close();
+    },
+  };
+}
+
+/** The connection, on a worker thread of its own or on this one (`connectionThread`). */
+function connectionsFor(
+  options: FcmTransportOptions,
+  context: { maxConcurrentStreams: number; requestTimeoutMs: number; clock: Clock; random: () => number; logger: Logger; counters: FcmCounters },
+): Connections<FcmRequest> {
+  const { maxConcurrentStreams, requestTimeoutMs, clock, random, logger, counters } = context;
+  const onReconnect = (origin: string) => {
+    counters.reconnects += 1;
+    logger.info('fcm: reconnecting', { origin });
+  };
+  if ((options.connectionThread ?? 'worker') === 'worker') {
+    return new WorkerConnectionPool({
+      script: workerScriptPath(import.meta.url, 'connection-worker'),
+      format: FCM_FORMAT,
+      ca: options.ca,
+      maxConcurrentStreams,
+      requestTimeoutMs,
+      onReconnect,
+      onWorkerExit: (reason) => logger.error('fcm: connection worker stopped; its requests are retried', { reason }),
+    });
+  }
+  return new ConnectionPool({ format: FCM_FORMAT, ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
+}
