@@ -23,6 +23,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   // The transports' connection workers run the core's push kit from its build: it first.
   buildWhenStale('@tilecast/core', 'core', 'dist/push/index.js', 'src/transport/push/');
   buildWhenStale('@tilecast/transport-apns', 'transport-apns', 'dist/connection-worker.js');
+  buildWhenStale('@tilecast/transport-fcm', 'transport-fcm', 'dist/connection-worker.js');
   buildWhenStale('@tilecast/simulator', 'simulator', 'dist/browser/simulator.js');
   return async () => {
     await scratch?.drop().catch((error: unknown) => console.log(`PostgreSQL tests: could not drop ${scratch.name} (${String(error)})`));

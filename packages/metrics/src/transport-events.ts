@@ -2,8 +2,8 @@ import { Counter, type Registry } from 'prom-client';
 import { transportLabel } from './labels.js';
 
 /**
- * A transport that counts what it does since it was made: `@tilecast/transport-apns`'s
- * `counters()` (`sent`, `retried`, `dropped`, `tokensRemoved`, ...).
+ * A transport that counts what it does since it was made: `@tilecast/transport-apns`'s and
+ * `@tilecast/transport-fcm`'s `counters()` (`sent`, `retried`, `dropped`, `tokensRemoved`, ...).
  */
 export interface CountingTransport {
   /** Its name in metrics (`apns`), as for `tilecast_device_pushes_total`. Default `host`. */
@@ -31,7 +31,7 @@ export function eventLabel(counter: string): string | null {
 export function registerTransportEvents(registry: Registry, name: string, transports: readonly CountingTransport[]): void {
   new Counter({
     name,
-    help: 'What each push transport did since it started, read from its counters on each scrape, by transport and event (apns: sent, retried, dropped, tokens_removed, skipped, superseded, timeouts, reconnects, provider_tokens). Events are not alike: sum them per event, never across events.',
+    help: 'What each push transport did since it started, read from its counters on each scrape, by transport and event (apns: sent, retried, dropped, tokens_removed, skipped, superseded, timeouts, reconnects, provider_tokens; fcm: the same with access_tokens for provider_tokens, and content_left_out). Events are not alike: sum them per event, never across events.',
     labelNames: ['transport', 'event'] as const,
     registers: [registry],
     collect() {

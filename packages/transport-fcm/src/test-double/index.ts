@@ -133,8 +133,8 @@ export interface FcmDouble {
   revokeAccessTokens(): void;
   /** Resolves once `count` sends have been received in all. */
   waitForRequests(count: number): Promise<void>;
-  /** Answers every stalled send (`200`) and token request (`500`) still open. */
-  releaseStalled(): void;
+  /** Answers every stalled send (`200`, or the error given) and token request (`500`) still open. */
+  releaseStalled(answer?: { error: FcmDoubleError }): void;
   /** Streams open now, the most ever open at once, connections accepted, access tokens issued. */
   stats(): { openStreams: number; peakOpenStreams: number; connections: number; accessTokens: number };
   close(): Promise<void>;
@@ -162,7 +162,8 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
   /** Access tokens issued, and when each expires (double's clock, ms). */
   const accessTokens = new Map<string, number>();
   const waiters: Array<{ count: number; resolve: () => void }> = [];
-  const stalled = new Map<ServerHttp2Stream, () => void>();
+  /** Streams left without an answer, and how each is answered (a send: 200 or the error given). */
+  const stalled = new Map<ServerHttp2Stream, (error?: FcmDoubleError) => void>();
   const sessions = new Set<Http2Session>();
   const sessionIds = new WeakMap<Http2Session, number>();
   let connections = 0;
@@ -338,7 +339,11 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     if (typeof answer !== 'string') return answerWith(answer.error, { field: answer.field, retryAfter: answer.retryAfter });
     entry.error = answer;
     record(entry);
-    if (answer === 'stall') stalled.set(stream, () => respondJson(stream, 200, { name: `projects/${options.projectId}/messages/stalled` }));
+    if (answer === 'stall')
+      stalled.set(stream, (error) => {
+        if (error === undefined) return respondJson(stream, 200, { name: `projects/${options.projectId}/messages/stalled` });
+        respondJson(stream, FCM_DOUBLE_ERRORS[error].status, errorBody(error));
+      });
     else if (answer === 'reset') stream.close(constants.NGHTTP2_INTERNAL_ERROR);
     else {
       session.goaway(constants.NGHTTP2_NO_ERROR, Math.max(0, (stream.id ?? 2) - 2));
@@ -362,8 +367,8 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     answerToken: (answer, times = 1) => void tokenRules.push({ answer, times }),
     revokeAccessTokens: () => accessTokens.clear(),
     waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
-    releaseStalled() {
-      for (const answer of [...stalled.values()]) answer();
+    releaseStalled(answer) {
+      for (const release of [...stalled.values()]) release(answer?.error);
       stalled.clear();
     },
     stats: () => ({ openStreams, peakOpenStreams, connections, accessTokens: issued }),
