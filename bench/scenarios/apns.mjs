@@ -88,15 +88,16 @@ export const patchOk = async (port, path, headers, body) => {
 };
 
 /**
- * Both senders, alternately, `runs` times with new processes: each does `warmups`
- * unmeasured fan-outs then `measured` ones. Answers the samples per side.
+ * Both senders, alternately, `runs` times with new processes (`start(kind)`, APNs's by
+ * default): each does `warmups` unmeasured fan-outs then `measured` ones. Answers the
+ * samples per side.
  */
-export async function compareSenders({ mode, store = 'memory', double, keys, runs, warmups, measured, fan }) {
+export async function compareSenders({ mode, store = 'memory', double, keys, runs, warmups, measured, fan, start = (kind) => startSender(kind, mode, double, keys, [], [], store) }) {
   const samples = { bare: [], tilecast: [] };
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? ['bare', 'tilecast'] : ['tilecast', 'bare'];
     for (const kind of order) {
-      const sender = await startSender(kind, mode, double, keys, [], [], store);
+      const sender = await start(kind);
       try {
         for (let i = 0; i < warmups; i++) await fan(sender, kind);
         for (let i = 0; i < measured; i++) samples[kind].push(await fan(sender, kind));
@@ -120,10 +121,10 @@ export const summarise = (list) => ({
   sentPerSecond: round(median(list.map((s) => s.sentPerSecond)), 0),
 });
 
-export function senderFigures(b, t, samples) {
+export function senderFigures(b, t, samples, transport = 'transport-apns') {
   return {
     'bare node:http2 pushes/s': b.pushesPerSecond,
-    'tilecast transport-apns pushes/s': t.pushesPerSecond,
+    [`tilecast ${transport} pushes/s`]: t.pushesPerSecond,
     'sender CPU µs per push: bare / tilecast': `${round(b.cpuPerPush, 1)} / ${round(t.cpuPerPush, 1)} (${pct(b.cpuPerPush / t.cpuPerPush)})`,
     'sender CPU busy: bare / tilecast': `${pct(b.senderBusy)} / ${pct(t.senderBusy)}`,
     'double CPU busy: bare / tilecast runs': `${pct(b.doubleBusy)} / ${pct(t.doubleBusy)}`,

@@ -14,7 +14,7 @@ export const FORCED_RENEWAL_MIN_MS = 60_000;
 
 const base64url = (text: string): string => Buffer.from(text).toString('base64url');
 
-/** The JWT-bearer assertion: RS256, `{iss, scope, aud, iat, exp}` (docs/contract/android-fcm.md#fcm-access-token). */
+/** The JWT-bearer assertion: RS256, `{iss, scope, aud, iat, exp}` (docs/contract/android-fcm.md#fcm-assertion). */
 export function signAssertion(account: ServiceAccount, audience: string, iat: number): string {
   const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
   const claims = base64url(JSON.stringify({ iss: account.clientEmail, scope: FCM_SCOPE, aud: audience, iat, exp: iat + ASSERTION_LIFETIME_S }));
@@ -41,7 +41,8 @@ export interface AccessTokenOptions {
  * The access token in use: obtained with the JWT-bearer grant, reused for every send until
  * 5 minutes before it expires (or half its life, for a short-lived one), renewed by one
  * request at a time whatever the number of pushes waiting for it. A `401` invalidates it
- * once (`refused`), at most once a minute.
+ * once (`refused`), at most once a minute (docs/contract/android-fcm.md#fcm-access-token,
+ * docs/contract/android-fcm.md#fcm-token-renewal, docs/contract/android-fcm.md#fcm-answers-detail).
  */
 export class AccessToken {
   /** `authorization: Bearer <token>`, made once per token rather than per push. */

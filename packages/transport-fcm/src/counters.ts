@@ -1,4 +1,4 @@
-/** Every outcome, counted since the transport was made (named as the APNs transport's, for `@tilecast/metrics`). */
+/** Every outcome, counted since the transport was made (docs/contract/android-fcm.md#fcm-counter-names: named as the APNs transport's, for `@tilecast/metrics`). */
 export interface FcmCounters {
   /** Messages FCM accepted (`200`). */
   sent: number;

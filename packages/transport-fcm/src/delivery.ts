@@ -30,7 +30,7 @@ export interface DeliveryOptions {
   random: () => number;
 }
 
-/** The answers that say the registration token is dead (docs/contract/android-fcm.md#fcm-answers). */
+/** The answers that say the registration token is dead (docs/contract/android-fcm.md#fcm-answers, docs/contract/android-fcm.md#fcm-answers-detail). */
 const REMOVE_TOKEN: ReadonlySet<string> = new Set(['404 UNREGISTERED', `400 INVALID_ARGUMENT ${TOKEN_FIELD}`]);
 
 /** The answer of every push dropped because the transport is closed (one shared promise). */

@@ -4,14 +4,18 @@ import type { Job } from './job.js';
 /** `android.priority` of a message. */
 export type FcmPriority = 'high' | 'normal';
 
-/** A message is sent without `content` when its data would exceed this (docs/contract/android-fcm.md#fcm-size-fallback). */
+/**
+ * A message is sent without `content` when its data, `{"tilecast": "..."}` as UTF-8, would
+ * exceed this (docs/contract/android-fcm.md#fcm-size-fallback, docs/contract/android-fcm.md#fcm-size-measure).
+ */
 export const MESSAGE_MAX_BYTES = 4000;
 /** `android.ttl`: FCM may deliver the message up to an hour after it was sent, and then drops it. */
 export const FCM_TTL_S = 3600;
 
 /**
- * What `data.tilecast` decodes to (docs/contract/android-fcm.md#fcm-message): `content` is
- * absent for a widget and for an activity whose message would be too large.
+ * What `data.tilecast` decodes to (docs/contract/android-fcm.md#fcm-message,
+ * docs/contract/android-fcm.md#fcm-message-fields): `content` is absent for a widget and for
+ * an activity whose message would be too large.
  */
 export interface TilecastData {
   kind: 'activity' | 'widget';

@@ -23,7 +23,7 @@ export const TOKEN_FIELD = 'message.token';
  * An FCM refusal's reason: the `errorCode` of its `FcmError` detail (`UNREGISTERED`,
  * `QUOTA_EXCEEDED`, ...), else its `status` (`UNAUTHENTICATED`, ...); with ` message.token`
  * after it when a `BadRequest` detail names the registration token as the field at fault.
- * Null when the body says none of these.
+ * Null when the body says none of these (docs/contract/android-fcm.md#fcm-answers-detail).
  */
 export function fcmReason(_status: number, text: string): string | null {
   if (text === '') return null;

@@ -235,7 +235,13 @@ describe('transport-fcm: the service account is checked at creation', () => {
   });
 
   it('nothing is asked before the first push', async () => {
-    const transport = createFcmTransport({ serviceAccount: good, registry, origin: 'https://127.0.0.1:1', tokenOrigin: 'https://127.0.0.1:1', connectionThread: 'main' });
+    const transport = createFcmTransport({
+      serviceAccount: good,
+      registry,
+      origin: 'https://127.0.0.1:1',
+      tokenOrigin: 'https://127.0.0.1:1',
+      connectionThread: 'main',
+    });
     await flush();
     expect(transport.counters()).toMatchObject({ accessTokens: 0, sent: 0 });
     await transport.close();

@@ -65,7 +65,15 @@ describe.each(CONNECTION_THREADS)('transport-fcm: the message (docs/contract/and
     const fits = { template: 'generic', note: 'y'.repeat(3_700) };
     await r.transport.pushActivity('phone', activity('update', T0 + 1_000, { content: fits }));
     const [large, small] = r.double.received;
-    expect(large!.data).toEqual({ kind: 'activity', owner: 'acme', slug: 'delivery', event: 'update', state: 'ONGOING', timestamp: seconds, dismissal_date: null });
+    expect(large!.data).toEqual({
+      kind: 'activity',
+      owner: 'acme',
+      slug: 'delivery',
+      event: 'update',
+      state: 'ONGOING',
+      timestamp: seconds,
+      dismissal_date: null,
+    });
     expect((small!.data as { content: unknown }).content).toEqual(fits);
     for (const got of r.double.received) {
       const data = (got.body as { message: { data: object } }).message.data;
