@@ -169,7 +169,9 @@ describe('docs/android.md examples', () => {
     const data = JSON.parse(request.message.data.tilecast);
     const builder = new MessageBuilder({ projectId: 'acme-app', updatePriority: 'normal', widgetPriority: 'normal', clock: createManualClock() });
     const push = pushOf(data);
-    const job = builder.job('phone', request.message.token, push.phase, push, builder.activity(push), () => {});
+    const message = builder.activity(push);
+    const ticket = { deviceId: 'phone', push, message, at: message.at, key: 'phone', seq: 1 };
+    const job = builder.job(ticket, request.message.token, () => {});
     expect(job.body).toBe(JSON.stringify(request));
     const decoded = found.find((e) => e.checks.some((check) => check.name === 'fcm/tilecast'))!.json;
     expect(data).toEqual(decoded);

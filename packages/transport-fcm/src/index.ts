@@ -4,7 +4,7 @@
  * from. Retry and access-token tuning (`MAX_RETRIES`, `QUOTA_WAIT_MS`, the renewal times)
  * are internal: tests import them from `src`.
  */
-export { createFcmTransport, FCM_ORIGIN, TOKEN_ORIGIN, type FcmTransport, type FcmTransportOptions, type FcmCounters } from './transport.js';
+export { createFcmTransport, FCM_ORIGIN, TOKEN_ORIGIN, type FcmTransport, type FcmTransportOptions, type FcmCounters, type FcmBacklog } from './transport.js';
 export type { FcmPriority, TilecastData } from './message.js';
 export type { FcmServiceAccount } from './service-account.js';
 export { fcmRegistryFrom, createMemoryFcmRegistry, type FcmRegistry, type FcmTokenStore, type MemoryFcmRegistry } from './registry.js';

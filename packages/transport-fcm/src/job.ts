@@ -1,17 +1,40 @@
-import type { ActivityPush } from '@tilecast/core';
+import type { ActivityPush, WidgetPush } from '@tilecast/core';
+import type { PushTicket } from '@tilecast/core/push';
+import type { Message } from './message.js';
 import type { FcmRequest } from './request.js';
 
 /**
+ * A push as handed over, before it is looked up and built: what waits for admission. Its
+ * key and seq come from `@tilecast/core/push`'s Superseding (the newest of a key wins).
+ */
+export type Ticket = ActivityTicket | WidgetTicket;
+
+interface TicketBase extends PushTicket {
+  /** The push's message but for the token, made once per push (`MessageBuilder`). */
+  readonly message: Message;
+}
+
+export interface ActivityTicket extends TicketBase {
+  readonly push: ActivityPush;
+  /** The message's time. */
+  readonly at: number;
+}
+
+export interface WidgetTicket extends TicketBase {
+  readonly push: WidgetPush;
+  readonly at: null;
+}
+
+/**
  * A push at work: the request as sent, and what the transport keeps about it. One object
- * per push, built whole by `MessageBuilder` (message.ts) and then only stamped (seq,
- * expiry, the authorization of its last attempt), so that every job has the same shape.
+ * per push, built whole by `MessageBuilder` (message.ts) and then only stamped (expiry,
+ * the authorization of its last attempt, requested), so that every job has the same shape.
  */
 export interface Job extends FcmRequest {
   deviceId: string;
   /** The device's registration token (in the body too): removed when FCM refuses it. */
   token: string;
-  /** Pushes with the same key supersede each other (newest wins). */
-  key: string;
+  /** Its ticket's: newer pushes of the same key supersede it. */
   seq: number;
   expiresAtMs: number;
   /** The `authorization` its last attempt was sent with (a `401` invalidates that one). */
@@ -21,6 +44,10 @@ export interface Job extends FcmRequest {
   slug: string;
   /** The activity's event, or `changed` for a widget. */
   what: ActivityPush['phase'] | 'changed';
+  /** True when its message was built without `content`, for size. */
+  contentLeftOut: boolean;
+  /** True while the connections have it (waiting for a stream, or for FCM's answer). */
+  requested: boolean;
   /** Gives up the push's admission slot (before it waits to retry, and when it is done). */
   leave: () => void;
 }

@@ -1,5 +1,5 @@
 import type { ActivityPush, Clock, WidgetPush } from '@tilecast/core';
-import type { Job } from './job.js';
+import type { Job, Ticket } from './job.js';
 
 /** `android.priority` of a message. */
 export type FcmPriority = 'high' | 'normal';
@@ -100,23 +100,26 @@ export class MessageBuilder {
   }
 
   /**
-   * The job of `message` to `token`. Every job comes from this one literal, with `seq` and
+   * The job of the ticket's message to `token`. Every job comes from this one literal, with
    * `expiresAtMs` at 0 and no `authorization` yet, for the transport to stamp: it has its
    * final shape from the start.
    */
-  job(deviceId: string, token: string, what: Job['what'], push: ActivityPush | WidgetPush, message: Message, leave: () => void): Job {
+  job(ticket: Ticket, token: string, leave: () => void): Job {
+    const { push, message } = ticket;
     return {
+      key: ticket.key,
       path: this.path,
       body: `{"message":{"token":${JSON.stringify(token)},${message.tail}`,
-      deviceId,
+      deviceId: ticket.deviceId,
       token,
-      key: `${token}\n${push.owner}/${push.slug}`,
-      seq: 0,
+      seq: ticket.seq,
       expiresAtMs: 0,
       authorization: '',
       owner: push.owner,
       slug: push.slug,
-      what,
+      what: 'phase' in push ? push.phase : 'changed',
+      contentLeftOut: message.contentLeftOut,
+      requested: false,
       leave,
     };
   }

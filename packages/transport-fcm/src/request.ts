@@ -1,8 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http2';
-import type { RequestFormat } from '@tilecast/core/push';
+import type { PushRequest, RequestFormat } from '@tilecast/core/push';
 
 /** One message as the connection sends it: `POST <path>` with a JSON body. */
-export interface FcmRequest {
+export interface FcmRequest extends PushRequest {
   /** `/v1/projects/<project>/messages:send`. */
   path: string;
   /** `{"message": {...}}`. */
@@ -52,11 +52,11 @@ export const FCM_FORMAT: RequestFormat<FcmRequest> = {
   headers: fcmHeaders,
   body: (request) => request.body,
   reason: fcmReason,
-  fields: 2,
+  fields: 3,
   encode(request, into) {
-    into.push(request.path, request.body);
+    into.push(request.key, request.path, request.body);
   },
   decode(from, at) {
-    return { path: from[at] as string, body: from[at + 1] as string };
+    return { key: from[at] as string, path: from[at + 1] as string, body: from[at + 2] as string };
   },
 };

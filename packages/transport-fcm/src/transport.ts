@@ -1,10 +1,10 @@
-import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type WidgetPush } from '@tilecast/core';
-import { Admission, ConnectionPool, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type PushReport, type WidgetPush } from '@tilecast/core';
+import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
 import { AccessToken } from './access-token.js';
 import { type FcmCounters, zeroCounters } from './counters.js';
-import { Delivery } from './delivery.js';
-import type { Job } from './job.js';
-import { MessageBuilder, type FcmPriority, type Message } from './message.js';
+import { Delivery, type FcmResult } from './delivery.js';
+import type { Job, Ticket } from './job.js';
+import { MessageBuilder, type FcmPriority } from './message.js';
 import type { FcmRegistry } from './registry.js';
 import { FCM_FORMAT, type FcmRequest } from './request.js';
 import { readServiceAccount, type FcmServiceAccount } from './service-account.js';
@@ -53,27 +53,49 @@ export interface FcmTransportOptions {
   random?: () => number;
 }
 
+/** What `FcmTransport.backlog()` answers. */
+export interface FcmBacklog {
+  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
+  queued: number;
+  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
+  working: number;
+  /** Pushes waiting to retry. */
+  retrying: number;
+  /** The (device, activity or widget) pairs with a push in the transport. */
+  keys: number;
+}
+
 export interface FcmTransport extends DeviceTransport {
   /**
    * Each push resolves with what came of it: `delivered` (`200`), `token_removed`,
    * `refused` (a `4xx` other than a token's, an access token refused), `dropped` (retries
-   * used up, expired, the transport closed), `skipped` (no registration token),
-   * `superseded` (a newer push for the same activity or widget).
+   * used up, expired, the transport closed), each of these two with its reason (FCM's
+   * error code: `{ outcome: 'refused', reason: 'INVALID_ARGUMENT' }`), `skipped`
+   * (no registration token), `superseded` (a newer push for the same device and activity
+   * or widget came before it was sent: docs/contract/android-fcm.md#fcm-latest-wins).
    */
-  pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome>;
-  pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome>;
+  pushActivity(deviceId: string, push: ActivityPush): Promise<PushOutcome | PushReport>;
+  pushWidget(deviceId: string, push: WidgetPush): Promise<PushOutcome | PushReport>;
   counters(): FcmCounters;
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
+  /**
+   * The pushes the transport holds: `queued` for admission, `working`, `retrying` (waiting
+   * to retry), and `keys`, the (device, activity or widget) pairs they are for. Newer
+   * pushes replace older ones of the same pair, so none of these grows with the number of
+   * updates, only with the pairs (docs/contract/android-fcm.md#fcm-latest-wins).
+   */
+  backlog(): FcmBacklog;
   /** Closes the connection and drops pushes waiting for a retry. */
   close(): Promise<void>;
 }
 
 /**
- * The transport: each push is looked up in the registry (`skipped` without a token), built
- * (message.ts), checked and stamped as the newest of its kind (Superseding) and sent
- * (delivery.ts), paced by Admission over a connection on a worker or this thread: the
- * pieces of `@tilecast/core/push`, shared with the APNs transport.
+ * The transport: each push is stamped as the newest of its device and activity or widget,
+ * paced, looked up in the registry (`skipped` without a token), built (message.ts) and
+ * sent (delivery.ts) over a connection on a worker or this thread; a newer push replaces
+ * an older one still waiting anywhere on that way. The pieces of `@tilecast/core/push`,
+ * shared with the APNs transport.
  */
 export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const account = readServiceAccount(options.serviceAccount);
@@ -85,7 +107,7 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   const connections = connectionsFor(options, { maxConcurrentStreams, requestTimeoutMs, clock, random, logger, counters });
-  const superseding = new Superseding();
+  const superseding = new Superseding<Job>();
   const accessToken = new AccessToken({
     account,
     tokenOrigin: options.tokenOrigin ?? TOKEN_ORIGIN,
@@ -114,53 +136,53 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
     clock,
   });
 
-  /** Stamps `job` as the newest of its key and sends it. */
-  const submit = (job: Job, message: Message): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
-    if (message.contentLeftOut) counters.contentLeftOut += 1;
-    superseding.stamp(job);
-    return delivery.send(job);
+  /** Looks the device's registration token up and builds the ticket's job: null without one. */
+  const jobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
+    const token = await registry.tokenOf(ticket.deviceId);
+    return token === null ? null : builder.job(ticket, token, leave);
   };
 
-  const pushActivity = async (deviceId: string, push: ActivityPush, leave: () => void): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
-    const token = await registry.tokenOf(deviceId);
-    if (token === null) {
-      counters.skipped += 1;
-      return 'skipped';
-    }
-    // The timestamp never goes back for one activity on one device: an older push than
-    // one already handed over is stale (the app would show older state), so not sent.
-    const message = builder.activity(push);
-    if (superseding.isStale(deviceId, push.owner, push.slug, message.at)) {
+  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
+  // a newer push replaces an older one of its device and activity or widget wherever it
+  // waits (docs/contract/android-fcm.md#fcm-latest-wins).
+  const pushes = new LatestWins<Ticket, Job, FcmResult>({
+    limit: 2 * maxConcurrentStreams,
+    perTurn: PUSHES_PER_TURN,
+    superseding,
+    build: jobOf,
+    send(job) {
+      if (job.contentLeftOut) counters.contentLeftOut += 1;
+      return delivery.send(job);
+    },
+    giveWay: (older) => delivery.giveWay(older),
+    closed: () => delivery.closed,
+    dropClosed: () => delivery.dropClosed(),
+    superseded() {
       counters.superseded += 1;
       return 'superseded';
-    }
-    return submit(builder.job(deviceId, token, push.phase, push, message, leave), message);
-  };
-
-  const pushWidget = async (deviceId: string, push: WidgetPush, leave: () => void): Promise<PushOutcome> => {
-    if (delivery.closed) return delivery.dropClosed();
-    const token = await registry.tokenOf(deviceId);
-    if (token === null) {
+    },
+    skipped() {
       counters.skipped += 1;
       return 'skipped';
-    }
-    const message = builder.widget(push);
-    return submit(builder.job(deviceId, token, 'changed', push, message, leave), message);
-  };
+    },
+  });
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md).
-  const admission = new Admission<string, ActivityPush | WidgetPush, PushOutcome>(2 * maxConcurrentStreams, PUSHES_PER_TURN, (deviceId, push, leave) =>
-    'phase' in push ? pushActivity(deviceId, push, leave) : pushWidget(deviceId, push, leave),
-  );
+  const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
+    const message = builder.activity(push);
+    return { deviceId, push, message, at: message.at, key: pushKey(deviceId, push), seq: 0 };
+  };
 
   return {
     name: 'fcm',
-    pushActivity: (deviceId, push: ActivityPush) => admission.run(deviceId, push),
-    pushWidget: (deviceId, push: WidgetPush) => admission.run(deviceId, push),
+    pushActivity: (deviceId, push: ActivityPush) => pushes.handOver(activityTicket(deviceId, push)),
+    pushWidget: (deviceId, push: WidgetPush) =>
+      pushes.handOver({ deviceId, push, message: builder.widget(push), at: null, key: pushKey(deviceId, push), seq: 0 }),
     counters: () => ({ ...counters }),
     load: () => connections.load(),
+    backlog() {
+      const { working, queued, keys } = pushes.load();
+      return { queued, working, retrying: delivery.retrying, keys };
+    },
     async close() {
       delivery.close();
       await connections.close();

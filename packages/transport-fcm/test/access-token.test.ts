@@ -96,8 +96,8 @@ describe('transport-fcm: the access token (docs/contract/android-fcm.md#fcm-acce
     // minute after it was renewed: refused without a renewal. The token stays in use.
     r = await rig();
     r.double.answer({ answer: { error: 'UNAUTHENTICATED' }, times: 3 });
-    expect(await r.transport.pushWidget('phone', widget())).toBe('refused');
-    expect(await r.transport.pushWidget('other', widget())).toBe('refused');
+    expect(await r.transport.pushWidget('phone', widget())).toEqual({ outcome: 'refused', reason: 'access token refused: UNAUTHENTICATED' });
+    expect(await r.transport.pushWidget('other', widget())).toEqual({ outcome: 'refused', reason: 'access token refused: UNAUTHENTICATED' });
     expect(r.double.tokenRequests).toHaveLength(2);
     expect(r.transport.counters()).toMatchObject({ sent: 0, dropped: 2, retried: 1 });
     expect(r.logs.some((l) => l.level === 'error' && l.message.startsWith('fcm: access token refused (401)'))).toBe(true);
@@ -113,7 +113,7 @@ describe('transport-fcm: the access token (docs/contract/android-fcm.md#fcm-acce
   it('a token endpoint that refuses the grant: refused at once, logged as an error, never echoing the key', async () => {
     r = await rig();
     r.double.answerToken({ status: 400, error: 'invalid_grant: Invalid JWT Signature.' });
-    expect(await r.transport.pushWidget('phone', widget())).toBe('refused');
+    expect(await r.transport.pushWidget('phone', widget())).toEqual({ outcome: 'refused', reason: 'access token refused' });
     expect(r.double.received).toHaveLength(0);
     expect(r.logs.find((l) => l.level === 'error')).toMatchObject({ fields: { status: 400, error: 'invalid_grant' } });
     expect(JSON.stringify(r.logs)).not.toContain('PRIVATE KEY');
@@ -158,8 +158,8 @@ describe('transport-fcm: the access token (docs/contract/android-fcm.md#fcm-acce
       connectionThread: 'main',
     });
     try {
-      expect(await wrongKey.pushWidget('phone', widget())).toBe('refused');
-      expect(await wrongAccount.pushWidget('phone', widget())).toBe('refused');
+      expect(await wrongKey.pushWidget('phone', widget())).toEqual({ outcome: 'refused', reason: 'access token refused' });
+      expect(await wrongAccount.pushWidget('phone', widget())).toEqual({ outcome: 'refused', reason: 'access token refused' });
       expect(r.double.tokenRequests.map((t) => [t.status, t.error])).toEqual([
         [400, 'invalid_grant: Invalid JWT Signature.'],
         [401, 'invalid_client: The OAuth client was not found.'],

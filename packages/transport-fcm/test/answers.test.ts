@@ -25,8 +25,9 @@ describe.each(CONNECTION_THREADS)('transport-fcm: answers (docs/contract/android
     r.double.answer({ answer: { error: 'INVALID_ARGUMENT', field: 'message.android.ttl' } });
     r.double.answer({ answer: { error: 'INVALID_ARGUMENT' } });
     expect(await r.transport.pushWidget('phone', widget())).toBe('token_removed');
-    expect(await r.transport.pushWidget('other', widget())).toBe('refused');
-    expect(await r.transport.pushWidget('other', widget({ slug: 'pump' }))).toBe('refused');
+    // Each refused push tells why, with FCM's error code: a dead letter's reason.
+    expect(await r.transport.pushWidget('other', widget())).toEqual({ outcome: 'refused', reason: 'INVALID_ARGUMENT' });
+    expect(await r.transport.pushWidget('other', widget({ slug: 'pump' }))).toEqual({ outcome: 'refused', reason: 'INVALID_ARGUMENT' });
     expect(await r.registry.tokenOf('phone')).toBeNull();
     expect(await r.registry.tokenOf('other')).toBe(TOKENS.other);
     expect(r.transport.counters()).toMatchObject({ tokensRemoved: 1, dropped: 2, retried: 0 });
@@ -113,7 +114,7 @@ describe.each(CONNECTION_THREADS)('transport-fcm: answers (docs/contract/android
     await flush();
     expect(r.double.received).toHaveLength(2);
     r.clock.advance(1);
-    expect(await sending).toBe('dropped');
+    expect(await sending).toEqual({ outcome: 'dropped', reason: 'retries used up: INTERNAL' });
     expect(r.double.received.map((g) => g.status)).toEqual([500, 500, 500]);
     expect(r.transport.counters()).toMatchObject({ sent: 0, retried: 2, dropped: 1, tokensRemoved: 0 });
     expect(r.logs.some((l) => l.level === 'warn' && l.message === 'fcm: push dropped (retries used up)')).toBe(true);
@@ -131,7 +132,7 @@ describe.each(CONNECTION_THREADS)('transport-fcm: answers (docs/contract/android
   it('other refusals (403 SENDER_ID_MISMATCH, THIRD_PARTY_AUTH_ERROR) are refused without a retry, the token kept', async () => {
     r = await rig({ connectionThread });
     r.double.answer({ answer: { error: 'SENDER_ID_MISMATCH' } });
-    expect(await r.transport.pushWidget('phone', widget())).toBe('refused');
+    expect(await r.transport.pushWidget('phone', widget())).toEqual({ outcome: 'refused', reason: 'SENDER_ID_MISMATCH' });
     expect(await r.registry.tokenOf('phone')).toBe(TOKENS.phone);
     expect(r.transport.counters()).toMatchObject({ dropped: 1, retried: 0, tokensRemoved: 0 });
   });
@@ -139,7 +140,7 @@ describe.each(CONNECTION_THREADS)('transport-fcm: answers (docs/contract/android
   it('a retry that would land past the TTL drops the push', async () => {
     r = await rig({ connectionThread });
     r.double.answer({ answer: { error: 'QUOTA_EXCEEDED', retryAfter: '3600' } });
-    expect(await r.transport.pushWidget('phone', widget())).toBe('dropped');
+    expect(await r.transport.pushWidget('phone', widget())).toEqual({ outcome: 'dropped', reason: 'expired: QUOTA_EXCEEDED' });
     expect(r.double.received).toHaveLength(1);
     expect(r.transport.counters()).toMatchObject({ sent: 0, retried: 0, dropped: 1 });
     expect(r.clock.pendingTimers()).toBe(0);
@@ -173,8 +174,9 @@ describe.each(CONNECTION_THREADS)('transport-fcm: answers (docs/contract/android
     for (let i = 0; i < 6; i++) outcomes.push(r.transport.pushWidget('other', widget({ slug: `w${i}` })));
     await r.double.waitForRequests(2);
     await r.transport.close();
-    expect(await retrying).toBe('dropped');
-    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['dropped']));
+    const closed = { outcome: 'dropped', reason: 'transport closed' };
+    expect(await retrying).toEqual(closed);
+    expect(await Promise.all(outcomes)).toEqual(Array(6).fill(closed));
     expect(lookups.mock.calls.length).toBeLessThan(6);
     expect(r.transport.counters()).toMatchObject({ sent: 0, dropped: 7 });
     expect(r.clock.pendingTimers()).toBe(0);

@@ -4,11 +4,14 @@ import type { PushAnswer } from './connection.js';
 /**
  * The report of a push given up (a dead letter's reason: docs/contract/durable-delivery.md#durable-dead-letters):
  * `why` it was, with what the service answered when it answered (its reason, e.g. APNs's
- * `BadTopic` or FCM's `INVALID_ARGUMENT`, else its status). Never a token.
+ * `BadTopic` or FCM's `INVALID_ARGUMENT`, else its status). The outcome is not repeated (the
+ * dead letter puts it first: `refused: BadTopic`, `dropped: retries used up: status 503`).
+ * Never a token.
  */
 export function givenUp(outcome: 'refused' | 'dropped', why: string, answer?: PushAnswer): PushReport {
   const told = answer?.kind === 'answer' ? (answer.reason ?? `status ${answer.status}`) : null;
-  return { outcome, reason: told === null ? why : `${why}: ${told}` };
+  if (told === null) return { outcome, reason: why };
+  return { outcome, reason: why === outcome ? told : `${why}: ${told}` };
 }
 
 /** `429`, `5xx`, a lost stream and a timeout may go through on another attempt. */
