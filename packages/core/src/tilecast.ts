@@ -34,10 +34,12 @@ export interface TilecastOptions {
   /** Where everything is kept: `@tilecast/storage-memory` or `@tilecast/storage-postgres`. */
   storage: Storage;
   /**
-   * How pushes reach devices (APNs, say). Pushes always also go to devices connected to
-   * this instance's `GET /device/stream`. Default: the device stream only.
+   * How pushes reach devices: a transport (APNs, say) or several (APNs and FCM), each push
+   * handed to every one of them (a transport skips a device it has no token of). Each is
+   * observed under its own `name` and keeps its own dead letters. Pushes always also go to
+   * devices connected to this instance's `GET /device/stream`. Default: the device stream only.
    */
-  transport?: DeviceTransport;
+  transport?: DeviceTransport | readonly DeviceTransport[];
   /**
    * Finds the device behind a device-API request. Default: `Authorization: Device <token>`
    * checked against the devices' token hashes. Embedders plug their own device auth in here.
@@ -159,17 +161,16 @@ export function createTilecast(options: TilecastOptions): Tilecast {
       ? undefined
       : safeObserver(options.observer, (method, error) => logger.error('observer failed', { method, error: String(error) }));
   const sseDeviceTransport = createSseDeviceTransport(observer);
-  const hostTransport = options.transport;
-  const observedHost = hostTransport && observer ? observedTransport(hostTransport, observer) : hostTransport;
+  const hostTransports = hostTransportsOf(options.transport);
   const devices = createDeviceFanout({
     storage,
     deviceStream: sseDeviceTransport,
-    host: observedHost,
+    hosts: observer === undefined ? hostTransports : hostTransports.map((transport) => observedTransport(transport, observer)),
     clock,
     logger,
     observer,
     delivery: options.delivery,
-    hasReceivers: () => hostTransport !== undefined || sseDeviceTransport.connectedDevices() > 0,
+    hasReceivers: () => hostTransports.length > 0 || sseDeviceTransport.connectedDevices() > 0,
   });
   const bus = createEventBus(storage);
   const webhooks = createWebhookDispatcher({ ...options.webhooks, storage, clock, logger, observer });
@@ -337,4 +338,14 @@ function notingDeviceAccount(authenticate: DeviceAuthenticator, note: (request: 
       if (device !== null) note(request, device.accountId);
       return device;
     });
+}
+
+/** The host's transports as a list: none, one, or the several it gave. */
+function hostTransportsOf(transport: TilecastOptions['transport']): readonly DeviceTransport[] {
+  if (transport === undefined) return [];
+  return isTransportList(transport) ? transport : [transport];
+}
+
+function isTransportList(transport: DeviceTransport | readonly DeviceTransport[]): transport is readonly DeviceTransport[] {
+  return Array.isArray(transport);
 }

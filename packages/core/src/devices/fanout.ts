@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { collectDeadLetters } from '../delivery/dead-letter-sink.js';
+import { collectDeadLetters, type DeadLetterSink } from '../delivery/dead-letter-sink.js';
 import { startJobPoller } from '../delivery/job-poller.js';
 import { JobRunner } from '../delivery/job-runner.js';
 import { sendPaced } from '../delivery/paced-send.js';
@@ -55,8 +55,8 @@ interface FanoutDeps {
   storage: Storage;
   /** The reference deployment's device stream: never a dead letter (a device not connected gets a snapshot when it connects). */
   deviceStream: DeviceTransport;
-  /** The host's transport (APNs...), whose failures for good become dead letters. */
-  host?: DeviceTransport;
+  /** The host's transports (APNs, FCM...), each with its own dead letters for its failures for good. */
+  hosts?: readonly DeviceTransport[];
   clock: Clock;
   logger: Logger;
   observer?: SafeObserver;
@@ -80,12 +80,13 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   const { storage, clock, logger, observer, hasReceivers = () => true } = deps;
   const options = { ...DEFAULT_DELIVERY, ...deps.delivery };
   const instanceId = deps.delivery?.instanceId ?? crypto.randomUUID();
-  const sink = deps.host === undefined ? undefined : collectDeadLetters(deps.host, { storage, clock, logger, observer });
-  const transport = combineTransports(sink === undefined ? [deps.deviceStream] : [deps.deviceStream, sink.transport]);
+  const sinks = (deps.hosts ?? []).map((host) => collectDeadLetters(host, { storage, clock, logger, observer }));
+  const transport = combineTransports([deps.deviceStream, ...sinks.map((sink) => sink.transport)]);
+  const sink = everySink(transport, sinks);
   const runner = new JobRunner({
     storage,
     transport,
-    sink: sink ?? { transport, flush: async () => {}, stop: () => {} },
+    sink,
     clock,
     logger,
     observer,
@@ -148,7 +149,7 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     if (pressers.length === 0 || widget.updatedAt === null) return;
     const push = widgetPush(widget);
     await sendPaced(pressers, (id) => transport.pushWidget(id, push), logger);
-    await sink?.flush();
+    await sink.flush();
   };
 
   /** The phones with a pending press note on the widget; their notes are used up (set to expire now). */
@@ -190,7 +191,7 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     stopPolling();
     for (const { handle } of dueClaims.values()) clock.clearTimeout(handle);
     dueClaims.clear();
-    sink?.stop();
+    sink.stop();
     return runner.release();
   };
 
@@ -207,6 +208,17 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     handBack,
     async close() {
       await handBack();
+    },
+  };
+}
+
+/** The host transports' sinks as one: each flushed and stopped (a failed flush keeps its letters for the next). */
+function everySink(transport: DeviceTransport, sinks: readonly DeadLetterSink[]): DeadLetterSink {
+  return {
+    transport,
+    flush: async () => void (await Promise.all(sinks.map((sink) => sink.flush()))),
+    stop: () => {
+      for (const sink of sinks) sink.stop();
     },
   };
 }

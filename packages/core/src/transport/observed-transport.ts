@@ -1,5 +1,5 @@
 import type { SafeObserver } from '../observer.js';
-import { PUSH_OUTCOMES, type DeviceTransport, type PushOutcome, type PushReport } from './device-transport.js';
+import { PUSH_OUTCOMES, type DeviceTransport, type PushOutcome, type PushReport, type PushResult } from './device-transport.js';
 
 /** The name of a host transport that does not give one (`DeviceTransport.name`). */
 export const DEFAULT_TRANSPORT_NAME = 'host';
@@ -29,10 +29,10 @@ export function observedTransport(transport: DeviceTransport, observer: SafeObse
   // One pair of handlers per kind, made once: a fan-out calls this for every device.
   const handlers = (kind: 'activity' | 'widget') =>
     [
-      (resolved: unknown) => {
-        const outcome = outcomeOf(resolved);
-        observer.pushSettled({ transport: name, kind, outcome });
-        return outcome;
+      (resolved: PushResult) => {
+        observer.pushSettled({ transport: name, kind, outcome: outcomeOf(resolved) });
+        // As told, with its reason: the dead letter sink after this keeps it.
+        return resolved;
       },
       (error: unknown) => {
         observer.pushSettled({ transport: name, kind, outcome: 'failed' });
