@@ -19,6 +19,7 @@ COPY packages/storage-memory/package.json packages/storage-memory/
 COPY packages/storage-postgres/package.json packages/storage-postgres/
 COPY packages/storage-conformance/package.json packages/storage-conformance/
 COPY packages/transport-apns/package.json packages/transport-apns/
+COPY packages/transport-fcm/package.json packages/transport-fcm/
 COPY packages/adapter-node-http/package.json packages/adapter-node-http/
 COPY packages/adapter-express/package.json packages/adapter-express/
 COPY packages/adapter-fastify/package.json packages/adapter-fastify/
@@ -36,13 +37,14 @@ COPY examples/smart-home/package.json examples/smart-home/
 # `prepare` script would build before the sources are here (esbuild, the only dependency
 # with an install script, finds its binary without it).
 FROM manifests AS build
-ARG WORKSPACES="packages/core packages/storage-memory packages/storage-postgres packages/transport-apns packages/adapter-node-http packages/metrics packages/client packages/simulator packages/cli examples/reference-server"
+ARG WORKSPACES="packages/core packages/storage-memory packages/storage-postgres packages/transport-apns packages/transport-fcm packages/adapter-node-http packages/metrics packages/client packages/simulator packages/cli examples/reference-server"
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsup.shared.ts ./
 COPY packages/core packages/core
 COPY packages/storage-memory packages/storage-memory
 COPY packages/storage-postgres packages/storage-postgres
 COPY packages/transport-apns packages/transport-apns
+COPY packages/transport-fcm packages/transport-fcm
 COPY packages/adapter-node-http packages/adapter-node-http
 COPY packages/metrics packages/metrics
 COPY packages/client packages/client

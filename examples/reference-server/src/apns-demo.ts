@@ -50,7 +50,7 @@ export async function startApnsDemo(): Promise<ApnsDemo> {
 }
 
 /**
- * The settings the demo tells to start the reference server with: the APNs ones, the port
+ * The settings a demo tells to start the reference server with: its transport's (APNs or FCM), the port
  * the curl lines use, and the demo account (whose tokens the walk-through uses; on with a
  * `DATABASE_URL` too).
  */

@@ -45,6 +45,8 @@ export interface ServerConfig {
   delivery: { leaseMs: number; pollMs: number; maxJobs: number; lateAfterMs: number };
   /** APNs delivery (docs/contract/apns.md#apns-reference-settings): on when the four `TILECAST_APNS_*` key settings are set, else null. */
   apns: ApnsConfig | null;
+  /** FCM delivery (docs/contract/android-fcm.md#fcm-reference-settings): on when `TILECAST_FCM_CREDENTIALS_FILE` is set, else null. */
+  fcm: FcmConfig | null;
   /** `GET /metrics`: `TILECAST_METRICS`, `TILECAST_METRICS_PORT` (observability-config.ts). */
   metrics: MetricsConfig;
   /** pino's least level logged: `LOG_LEVEL`. */
@@ -63,6 +65,17 @@ export interface ApnsConfig {
   caFile: string | null;
   /** `TILECAST_APNS_ATTRIBUTES_TYPE`: the start pushes' `attributes-type`. */
   attributesType: string;
+}
+
+export interface FcmConfig {
+  /** `TILECAST_FCM_CREDENTIALS_FILE`: path of the service-account key file (JSON). */
+  credentialsFile: string;
+  /** `TILECAST_FCM_ORIGIN`: replaces FCM's send host (tests and the demo only), or null. */
+  origin: string | null;
+  /** `TILECAST_FCM_TOKEN_ORIGIN`: replaces the token endpoint's origin (tests and the demo only), or null. */
+  tokenOrigin: string | null;
+  /** `TILECAST_FCM_CA_FILE`: PEM of the CAs to trust for both origins instead of Node's, or null. */
+  caFile: string | null;
 }
 
 /** The configuration is invalid: `problems` holds one line per problem, all of them at once. */
@@ -100,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       problems.push(error.message);
     }
   }
-  problems.push(...apnsProblems(env), ...metricsProblems(env), ...crossProblems(values as Partial<SettingValues>));
+  problems.push(...apnsProblems(env), ...fcmProblems(env), ...metricsProblems(env), ...crossProblems(values as Partial<SettingValues>));
   const warnings = unknownSettings(env);
   if (problems.length > 0) return { config: null, problems, warnings };
   return { config: toServerConfig(values as SettingValues), problems, warnings };
@@ -142,6 +155,7 @@ function toServerConfig(values: SettingValues): ServerConfig {
       lateAfterMs: values.TILECAST_DELIVERY_LATE_AFTER_MS,
     },
     apns: toApnsConfig(values),
+    fcm: toFcmConfig(values),
     metrics: metricsConfig(values.TILECAST_METRICS, values.TILECAST_METRICS_PORT),
     logLevel: values.LOG_LEVEL,
   };
@@ -160,6 +174,13 @@ function toApnsConfig(values: SettingValues): ApnsConfig | null {
     caFile: values.TILECAST_APNS_CA_FILE,
     attributesType: values.TILECAST_APNS_ATTRIBUTES_TYPE,
   };
+}
+
+/** Set when the service-account key file is, else FCM is off. */
+function toFcmConfig(values: SettingValues): FcmConfig | null {
+  const credentialsFile = values.TILECAST_FCM_CREDENTIALS_FILE;
+  if (credentialsFile === null) return null;
+  return { credentialsFile, origin: values.TILECAST_FCM_ORIGIN, tokenOrigin: values.TILECAST_FCM_TOKEN_ORIGIN, caFile: values.TILECAST_FCM_CA_FILE };
 }
 
 /**
@@ -215,6 +236,22 @@ function apnsProblems(env: NodeJS.ProcessEnv): string[] {
     problems.push("TILECAST_APNS_CA_FILE needs TILECAST_APNS_ORIGIN (it replaces the CAs Apple's hosts are checked against)");
   }
   return problems;
+}
+
+const FCM_OPTIONAL = ['TILECAST_FCM_ORIGIN', 'TILECAST_FCM_TOKEN_ORIGIN', 'TILECAST_FCM_CA_FILE'] as const;
+
+/** The key file turns FCM on; an optional setting without it is a mistake worth stopping for. */
+function fcmProblems(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: SettingName) => (env[name] ?? '') !== '';
+  if (!set('TILECAST_FCM_CREDENTIALS_FILE')) {
+    const stray = FCM_OPTIONAL.filter(set);
+    return stray.length === 0 ? [] : [`${stray.join(', ')} set but FCM is off: set TILECAST_FCM_CREDENTIALS_FILE to turn it on`];
+  }
+  // The file replaces Node's CAs for both origins: with one of Google's hosts left, every push would fail.
+  if (set('TILECAST_FCM_CA_FILE') && !(set('TILECAST_FCM_ORIGIN') && set('TILECAST_FCM_TOKEN_ORIGIN'))) {
+    return ["TILECAST_FCM_CA_FILE needs TILECAST_FCM_ORIGIN and TILECAST_FCM_TOKEN_ORIGIN (it replaces the CAs Google's hosts are checked against)"];
+  }
+  return [];
 }
 
 /**

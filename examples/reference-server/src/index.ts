@@ -6,9 +6,11 @@ import { createTilecastMetrics, type TilecastMetrics } from '@tilecast/metrics';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import { createSimulatorPage } from '@tilecast/simulator/page';
 import type { ApnsTransport } from '@tilecast/transport-apns';
+import type { FcmTransport } from '@tilecast/transport-fcm';
 import { describeApns, prepareApns } from './apns.js';
 import type { ServerConfig } from './config.js';
 import { createDemoAccount, demoInstructions, type DemoAccount } from './demo.js';
+import { describeFcm, prepareFcm } from './fcm.js';
 import { requestLogObserver } from './logging.js';
 import { listenForMetrics, METRICS_PATH, metricsListener } from './metrics-endpoint.js';
 import type { MetricsConfig } from './observability-config.js';
@@ -21,7 +23,7 @@ export interface ReferenceServer {
   metricsUrl: string | null;
   /**
    * What to print at start on a terminal: where it listens, the storage (its URL without
-   * credentials), APNs, what the seed loaded and the demo account, with the tokens generated
+   * credentials), APNs, FCM, what the seed loaded and the demo account, with the tokens generated
    * now and a working curl line.
    */
   banner: string;
@@ -34,8 +36,8 @@ export interface ReferenceServer {
    * the server stops accepting; open event and device streams end with a last `retry:`;
    * with PostgreSQL, unfinished delivery jobs are handed back for another instance;
    * requests in flight, device pushes and webhook deliveries get `shutdownGraceMs` to
-   * finish; then what is left is cut, the APNs transport (pushes not yet sent are dropped
-   * and counted), Tilecast and the store are closed.
+   * finish; then what is left is cut, the APNs and FCM transports (pushes not yet sent are
+   * dropped and counted), Tilecast and the store are closed.
    */
   shutdown(): Promise<void>;
 }
@@ -49,12 +51,17 @@ const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 /** Builds and starts the reference deployment. Used by `npm start` and by the end-to-end tests. */
 export async function startReferenceServer(config: ServerConfig, logger: Logger = consoleLogger): Promise<ReferenceServer> {
   const apnsFactory = config.apns === null ? null : await prepareApns(config.apns, logger);
+  const fcmFactory = config.fcm === null ? null : await prepareFcm(config.fcm, logger);
   const opened = await openStorage(config.databaseUrl, config.databaseSchema, logger, config.databaseDeadlines);
   const { storage } = opened;
   // The core logs a warning when private targets are allowed; NODE_EXTRA_CA_CERTS trusts a test receiver's CA.
-  // APNs, when configured, is a transport beside the device stream: pushes go to both.
+  // APNs and FCM, when configured, are transports beside the device stream: every push goes
+  // to each (a device with an APNs and an FCM token gets both; one without a token of a
+  // transport is skipped by it).
   const apns = apnsFactory?.(storage);
-  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage, apns);
+  const fcm = fcmFactory?.(storage);
+  const transports: PushTransport[] = [...(apns === undefined ? [] : [apns]), ...(fcm === undefined ? [] : [fcm])];
+  const metrics = config.metrics.serve === 'off' ? null : serverMetrics(storage, transports);
   // One log line per request, and the metrics when they are on.
   const observer: Observer = metrics === null ? requestLogObserver(logger) : combineObservers(requestLogObserver(logger), metrics.observer);
   const tilecast = createTilecast({
@@ -64,7 +71,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
     sse: config.sse,
     delivery: config.delivery,
     webhooks: { allowPrivateNetworks: config.webhookAllowPrivate },
-    transport: apns,
+    transport: transports,
   });
   await opened.ready();
   const seeded = await seed(tilecast, config);
@@ -99,7 +106,7 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       await closeOwnPort();
       await server.close();
       await tilecast.close();
-      await apns?.close();
+      for (const transport of transports) await transport.close();
       await opened.close();
     },
     async shutdown() {
@@ -133,14 +140,17 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
       if (outcome === 'drained') logger.info('shutdown: requests, pushes and webhook deliveries finished');
       else logger.warn('shutdown: grace period over, cutting what is left', { grace_ms: grace });
       server.server.closeAllConnections();
-      // Closed before Tilecast: a push still waiting for APNs (a stalled stream, a
+      // Closed before Tilecast: a push still waiting for APNs or FCM (a stalled stream, a
       // `retry-after` of minutes) is dropped now, so that Tilecast's close, which waits
-      // for every push handed over, ends at once rather than when APNs answers.
-      const droppedBefore = apns?.counters().dropped ?? 0;
-      await apns?.close();
+      // for every push handed over, ends at once rather than when the service answers.
+      const droppedBefore = transports.map((transport) => transport.counters().dropped);
+      await Promise.all(transports.map((transport) => transport.close()));
       await tilecast.close();
       logger.info('shutdown: Tilecast closed');
-      if (apns !== undefined) logger.info('shutdown: APNs closed, unsent pushes dropped', { dropped: apns.counters().dropped - droppedBefore });
+      transports.forEach((transport, at) => {
+        const dropped = transport.counters().dropped - droppedBefore[at]!;
+        logger.info(`shutdown: ${TRANSPORT_LABELS[transport.name ?? ''] ?? transport.name} closed, unsent pushes dropped`, { dropped });
+      });
       // Scraped until here: the last scrape sees the drain.
       await closeOwnPort();
       await opened.close();
@@ -149,9 +159,15 @@ export async function startReferenceServer(config: ServerConfig, logger: Logger 
   };
 }
 
-/** Tilecast's metrics, the APNs transport's counters and the process's (CPU, memory, event loop), in one registry. */
-function serverMetrics(storage: Storage, apns: ApnsTransport | undefined): TilecastMetrics {
-  const metrics = createTilecastMetrics({ storage, transports: apns === undefined ? [] : [apns] });
+/** A push transport of the reference server's: what it closes at shutdown and counts in the metrics. */
+type PushTransport = ApnsTransport | FcmTransport;
+
+/** What the shutdown log calls each. */
+const TRANSPORT_LABELS: Readonly<Record<string, string>> = { apns: 'APNs', fcm: 'FCM' };
+
+/** Tilecast's metrics, the push transports' counters and the process's (CPU, memory, event loop), in one registry. */
+function serverMetrics(storage: Storage, transports: readonly PushTransport[]): TilecastMetrics {
+  const metrics = createTilecastMetrics({ storage, transports });
   collectDefaultMetrics({ register: metrics.registry });
   return metrics;
 }
@@ -169,7 +185,7 @@ interface Seeded {
 }
 
 function banner(url: string, storage: string, config: ServerConfig, seeded: Seeded, showTokens: boolean): string {
-  return [`Storage: ${storage}`, describeApns(config.apns), ...seeded.lines(url, showTokens), `Device simulator: ${url}/`].join('\n');
+  return [`Storage: ${storage}`, describeApns(config.apns), describeFcm(config.fcm), ...seeded.lines(url, showTokens), `Device simulator: ${url}/`].join('\n');
 }
 
 /** The seed file, if any, then the demo account, if it is on: each creates only what is missing. */

@@ -118,6 +118,26 @@ export const SETTINGS = {
     "APNs, tests and demos only: an `https://` origin that replaces Apple's hosts (`api.push.apple.com`, `api.sandbox.push.apple.com`); a warning is logged",
   ),
   TILECAST_APNS_CA_FILE: setting(readableFile(), null, "APNs: PEM file of the CAs to trust for `TILECAST_APNS_ORIGIN` (only with it) instead of Node's"),
+  TILECAST_FCM_CREDENTIALS_FILE: setting(
+    readableFile(),
+    null,
+    "FCM (Android): path of the Firebase project's service-account key file (JSON with project_id, client_email and an RSA private_key, checked at start); turns FCM delivery on",
+  ),
+  TILECAST_FCM_ORIGIN: setting(
+    httpsOrigin(),
+    null,
+    "FCM, tests and demos only: an `https://` origin that replaces FCM's send host (`fcm.googleapis.com`); a warning is logged",
+  ),
+  TILECAST_FCM_TOKEN_ORIGIN: setting(
+    httpsOrigin(),
+    null,
+    "FCM, tests and demos only: an `https://` origin that replaces Google's token endpoint's (`oauth2.googleapis.com`; the path stays `/token`); a warning is logged",
+  ),
+  TILECAST_FCM_CA_FILE: setting(
+    readableFile(),
+    null,
+    "FCM: PEM file of the CAs to trust for `TILECAST_FCM_ORIGIN` and `TILECAST_FCM_TOKEN_ORIGIN` (only with both) instead of Node's",
+  ),
   TILECAST_METRICS: setting(flag(), '0', "`1`: serve Prometheus metrics at `GET /metrics` on the API's port"),
   TILECAST_METRICS_PORT: setting(integer(0, 65535), null, "serve `GET /metrics` on this port instead (and not on the API's port)"),
   LOG_LEVEL: setting(

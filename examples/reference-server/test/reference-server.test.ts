@@ -107,6 +107,7 @@ describe('reference server', () => {
       webhookAllowPrivate: false,
       shutdownGraceMs: 10_000,
       apns: null,
+      fcm: null,
       metrics: { serve: 'off' },
       logLevel: 'info',
       delivery: { leaseMs: 30_000, pollMs: 2_000, maxJobs: 8, lateAfterMs: 60_000 },

@@ -6,5 +6,5 @@
  */
 export { createFcmTransport, FCM_ORIGIN, TOKEN_ORIGIN, type FcmTransport, type FcmTransportOptions, type FcmCounters, type FcmBacklog } from './transport.js';
 export type { FcmPriority, TilecastData } from './message.js';
-export type { FcmServiceAccount } from './service-account.js';
+export { checkFcmServiceAccount, type FcmServiceAccount } from './service-account.js';
 export { fcmRegistryFrom, createMemoryFcmRegistry, type FcmRegistry, type FcmTokenStore, type MemoryFcmRegistry } from './registry.js';

@@ -56,3 +56,14 @@ function rsaKey(pem: string): KeyObject {
   if (key.asymmetricKeyType !== 'rsa') throw new Error('transport-fcm: serviceAccount.private_key must be an RSA key (RS256)');
   return key;
 }
+
+/**
+ * Checks a service-account key file (its text or parsed JSON) as `createFcmTransport`
+ * would, and answers the fields it uses: for a server that reads the file at start and
+ * wants a bad one to stop it there, before anything is opened. Throws an Error naming what
+ * is wrong, never echoing the key.
+ */
+export function checkFcmServiceAccount(given: FcmServiceAccount | string): FcmServiceAccount {
+  const { projectId, clientEmail, key } = readServiceAccount(given);
+  return { project_id: projectId, client_email: clientEmail, private_key: key.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
