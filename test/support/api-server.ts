@@ -49,6 +49,11 @@ export async function startApi(
     webhooks?: TilecastOptions['webhooks'];
     /** A transport of the host's (e.g. APNs to its test double), given every push as well as the recorder. */
     transport?: DeviceTransport;
+    /**
+     * Transports of the host's given to Tilecast as a list (e.g. APNs and FCM), each observed
+     * and dead-lettered under its own name; the recorder is one more of them.
+     */
+    transports?: readonly DeviceTransport[];
     /** Told of requests, pushes, webhooks, streams, presses (e.g. `@tilecast/metrics`' observer). */
     observer?: TilecastOptions['observer'];
   } = {},
@@ -58,7 +63,7 @@ export async function startApi(
   const extra = options.transport;
   const tilecast = createTilecast({
     storage,
-    transport: extra === undefined ? transport : alongside(transport, extra),
+    transport: options.transports !== undefined ? [transport, ...options.transports] : extra === undefined ? transport : alongside(transport, extra),
     logger: options.logger ?? silentLogger,
     clock: options.clock,
     sse: options.sse,
