@@ -1,4 +1,4 @@
-// What the FCM scenario (F1) shares: the project, the service account, the devices'
+// What the FCM scenarios (F1, F2) share: the project, the service account, the devices'
 // registration tokens and the connection settings both senders use, so that the bare
 // client and Tilecast's transport push the same requests to the same test double.
 import { createHash } from 'node:crypto';
@@ -16,6 +16,10 @@ export const STREAMS = 100;
 
 /** F1: one widget update to this many devices with a registration token. */
 export const F1_DEVICES = 10_000;
+
+/** F2, a mixed fleet: this many iPhones (an APNs WidgetKit token each) and this many Android phones (a registration token each). */
+export const F2_APNS_DEVICES = 5_000;
+export const F2_FCM_DEVICES = 5_000;
 
 /** The registration token of device `n` (FCM's shape: an instance id, a colon, 140 characters). */
 export const registrationToken = (n) => `d${n}:APA91b${createHash('sha256').update(`fcm-${n}`).digest('base64url').repeat(4).slice(0, 134)}`;
