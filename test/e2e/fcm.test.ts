@@ -43,7 +43,8 @@ describe.each(stores)('PATCH to the FCM double: %s store', (store) => {
   let api: ApiServer;
   let f: Fixture;
 
-  const asDevice = (token: string, method: string, path: string, body?: unknown) => request(api, method, `/device${path}`, { authorization: `Device ${token}`, body });
+  const asDevice = (token: string, method: string, path: string, body?: unknown) =>
+    request(api, method, `/device${path}`, { authorization: `Device ${token}`, body });
   const publish = (path: string, body: unknown) => request(api, 'PATCH', path, { token: f.acme, body });
   /** Waits for every push to be done with (sent, dropped, token removed). */
   const settled = () => api.tilecast.idle();
@@ -53,7 +54,14 @@ describe.each(stores)('PATCH to the FCM double: %s store', (store) => {
     opened = await openStore(store);
     const account = makeTestServiceAccount({ projectId: PROJECT });
     double = await startFcmDouble({ projectId: PROJECT, clientEmail: account.serviceAccount.client_email, publicKey: account.publicKey, clock });
-    fcm = createFcmTransport({ serviceAccount: account.json, registry: fcmRegistryFrom(opened.storage), origin: double.origin, tokenOrigin: double.origin, ca: double.ca, clock });
+    fcm = createFcmTransport({
+      serviceAccount: account.json,
+      registry: fcmRegistryFrom(opened.storage),
+      origin: double.origin,
+      tokenOrigin: double.origin,
+      ca: double.ca,
+      clock,
+    });
     api = await startApi('node-http', { clock, storage: opened.storage, transports: [fcm] });
     f = await seedFixture(api.tilecast);
     // The app registers its registration token first, as docs/android.md tells it to.
@@ -129,7 +137,15 @@ describe.each(stores)('PATCH to the FCM double: %s store', (store) => {
     for (const message of double.received) {
       expectAuthorised(message);
       expect(androidOf(message)).toEqual({ collapse_key: 'acme/lights', priority: 'normal', ttl: '3600s' });
-      expect(dataOf(message)).toEqual({ kind: 'widget', owner: 'acme', slug: 'lights', event: 'changed', state: null, timestamp: seconds(clock.now()), dismissal_date: null });
+      expect(dataOf(message)).toEqual({
+        kind: 'widget',
+        owner: 'acme',
+        slug: 'lights',
+        event: 'changed',
+        state: null,
+        timestamp: seconds(clock.now()),
+        dismissal_date: null,
+      });
     }
     // Two more updates inside the 2 s window: nothing now, one trailing message each at its end.
     clock.advance(500);
@@ -202,10 +218,22 @@ describe.each(stores)('APNs and FCM at once: %s store', (store) => {
     opened = await openStore(store);
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     apnsDouble = await startApnsDouble({ ...IDS, publicKey });
-    apns = createApnsTransport({ ...IDS, signingKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), registry: apnsRegistryFrom(opened.storage), origin: apnsDouble.origin, ca: apnsDouble.ca });
+    apns = createApnsTransport({
+      ...IDS,
+      signingKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      registry: apnsRegistryFrom(opened.storage),
+      origin: apnsDouble.origin,
+      ca: apnsDouble.ca,
+    });
     const account = makeTestServiceAccount({ projectId: PROJECT });
     fcmDouble = await startFcmDouble({ projectId: PROJECT, clientEmail: account.serviceAccount.client_email, publicKey: account.publicKey });
-    fcm = createFcmTransport({ serviceAccount: account.json, registry: fcmRegistryFrom(opened.storage), origin: fcmDouble.origin, tokenOrigin: fcmDouble.origin, ca: fcmDouble.ca });
+    fcm = createFcmTransport({
+      serviceAccount: account.json,
+      registry: fcmRegistryFrom(opened.storage),
+      origin: fcmDouble.origin,
+      tokenOrigin: fcmDouble.origin,
+      ca: fcmDouble.ca,
+    });
     api = await startApi('node-http', { storage: opened.storage, transports: [apns, fcm] });
   });
 
@@ -218,7 +246,8 @@ describe.each(stores)('APNs and FCM at once: %s store', (store) => {
 
   it('a phone with an APNs and an FCM token gets the widget push from both; one with a single token, from its own', async () => {
     const f = await seedFixture(api.tilecast);
-    const asDevice = (token: string, method: string, path: string, body?: unknown) => request(api, method, `/device${path}`, { authorization: `Device ${token}`, body });
+    const asDevice = (token: string, method: string, path: string, body?: unknown) =>
+      request(api, method, `/device${path}`, { authorization: `Device ${token}`, body });
     const WIDGETS = 'c3'.repeat(32);
     expect((await asDevice(f.deviceToken, 'PUT', '/push', { environment: 'sandbox', widgets: WIDGETS })).status).toBe(204);
     expect((await asDevice(f.deviceToken, 'PUT', '/fcm', { token: PHONE })).status).toBe(204);

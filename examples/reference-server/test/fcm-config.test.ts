@@ -79,7 +79,8 @@ describe('FCM settings (docs/contract/android-fcm.md#fcm-reference-settings)', (
 
   it('--help lists them', () => {
     const help = helpText();
-    for (const name of ['TILECAST_FCM_CREDENTIALS_FILE', 'TILECAST_FCM_ORIGIN', 'TILECAST_FCM_TOKEN_ORIGIN', 'TILECAST_FCM_CA_FILE']) expect(help).toContain(`  ${name}\n`);
+    for (const name of ['TILECAST_FCM_CREDENTIALS_FILE', 'TILECAST_FCM_ORIGIN', 'TILECAST_FCM_TOKEN_ORIGIN', 'TILECAST_FCM_CA_FILE'])
+      expect(help).toContain(`  ${name}\n`);
     expect(help).toMatch(/TILECAST_FCM_ORIGIN\n\s+FCM, tests and demos only/);
   });
 });

@@ -115,7 +115,9 @@ describe('reference server with FCM against the test double', () => {
     expect(server.banner).toMatch(/APNs delivery: on[^\n]*\nFCM delivery: on/);
     const { token, deviceToken } = tokensOf(server.banner);
     expect((await send('PUT', `${server.url}/device/fcm`, `Device ${deviceToken}`, { token: DEMO_FCM_TOKEN })).status).toBe(204);
-    expect((await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'sandbox', widgets: DEMO_PUSH_TOKENS.widgets })).status).toBe(204);
+    expect(
+      (await send('PUT', `${server.url}/device/push`, `Device ${deviceToken}`, { environment: 'sandbox', widgets: DEMO_PUSH_TOKENS.widgets })).status,
+    ).toBe(204);
 
     expect((await send('PATCH', `${server.url}/widget/boiler`, `Token ${token}`, { content: { template: 'gauge', value: 20, unit: 'C' } })).status).toBe(200);
     await server.tilecast.idle();
@@ -138,14 +140,17 @@ describe('reference server with FCM against the test double', () => {
 
   it("a key file that cannot sign stops the start with the setting's name, never echoing the key", async () => {
     fcmDemo = await startFcmDemo();
-    const start = (file: string) => startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...fcmDemo!.env, TILECAST_FCM_CREDENTIALS_FILE: file }), recordingLogger().logger);
+    const start = (file: string) =>
+      startReferenceServer(readConfig({ PORT: '0', DATABASE_URL: '', ...fcmDemo!.env, TILECAST_FCM_CREDENTIALS_FILE: file }), recordingLogger().logger);
     const write = async (name: string, text: string) => {
       const file = join(fcmDemo!.dir, name);
       await writeFile(file, text);
       return file;
     };
     const notJson = await write('not-json.json', 'not json');
-    await expect(start(notJson)).rejects.toThrow(`TILECAST_FCM_CREDENTIALS_FILE (${notJson}) is not JSON (the service-account key file from the Firebase console)`);
+    await expect(start(notJson)).rejects.toThrow(
+      `TILECAST_FCM_CREDENTIALS_FILE (${notJson}) is not JSON (the service-account key file from the Firebase console)`,
+    );
     const noKey = await write('no-key.json', JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com' }));
     await expect(start(noKey)).rejects.toThrow(`TILECAST_FCM_CREDENTIALS_FILE (${noKey}): private_key is missing`);
     const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -108,7 +108,11 @@ function deliveryRig(answers: PushAnswer[]): DeliveryRig {
       const ticket = activityTicket(builder, activity(phase, T0));
       return handOver(ticket, () => builder.activityJob(ticket, phase === 'start' ? TOKENS.start : TOKENS.update, 'sandbox', leave));
     },
-    send: (job) => delivery.send(job).then(outcomeName).finally(() => superseding.settle(job.key, job.seq)),
+    send: (job) =>
+      delivery
+        .send(job)
+        .then(outcomeName)
+        .finally(() => superseding.settle(job.key, job.seq)),
   };
 }
 

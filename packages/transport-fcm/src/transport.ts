@@ -1,4 +1,14 @@
-import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type PushOutcome, type PushReport, type WidgetPush } from '@tilecast/core';
+import {
+  silentLogger,
+  systemClock,
+  type ActivityPush,
+  type Clock,
+  type DeviceTransport,
+  type Logger,
+  type PushOutcome,
+  type PushReport,
+  type WidgetPush,
+} from '@tilecast/core';
 import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
 import { AccessToken } from './access-token.js';
 import { type FcmCounters, zeroCounters } from './counters.js';
