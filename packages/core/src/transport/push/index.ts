@@ -18,3 +18,5 @@ export type { WorkerSettings } from './worker-protocol.js';
 export { serveConnections } from './worker-main.js';
 export { selfSignedCertificate } from './certificate.js';
 export type { Clock } from '../../clock.js';
+export type { ActivityPush, PushOutcome, PushReport, WidgetPush } from '../device-transport.js';
+export type { ActivityStateName, WidgetPrivacy } from '../../storage/records.js';
