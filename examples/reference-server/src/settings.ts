@@ -77,7 +77,7 @@ export const SETTINGS = {
   TILECAST_SHUTDOWN_GRACE_MS: setting(
     milliseconds(),
     '10000',
-    'on SIGTERM/SIGINT, how long requests in flight, device pushes and webhook deliveries get before they are cut',
+    'on SIGTERM/SIGINT, how long requests in flight, device pushes and webhook deliveries get before they are cut (with PostgreSQL, unfinished delivery jobs are handed back first)',
   ),
   TILECAST_DELIVERY_LEASE_MS: setting(
     integer(1_000, MAX_TIMER_MS),
