@@ -92,7 +92,17 @@ export const patchOk = async (port, path, headers, body) => {
  * default): each does `warmups` unmeasured fan-outs then `measured` ones. Answers the
  * samples per side.
  */
-export async function compareSenders({ mode, store = 'memory', double, keys, runs, warmups, measured, fan, start = (kind) => startSender(kind, mode, double, keys, [], [], store) }) {
+export async function compareSenders({
+  mode,
+  store = 'memory',
+  double,
+  keys,
+  runs,
+  warmups,
+  measured,
+  fan,
+  start = (kind) => startSender(kind, mode, double, keys, [], [], store),
+}) {
   const samples = { bare: [], tilecast: [] };
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? ['bare', 'tilecast'] : ['tilecast', 'bare'];
