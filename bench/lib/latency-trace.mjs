@@ -1,18 +1,26 @@
 // Preloaded (`node --import`) into a bench server by tools/a1-latency.mjs: records what
 // the publisher's thread went through, for the tool to line up with the latencies its
 // load generator measured. Answers IPC `trace` with:
-//   gc:       the main thread's collections, [start, ms] (epoch ms);
+//   gc:       the main thread's collections, [start, ms, kind] (epoch ms; kind: 'minor', 'major',
+//             'incremental' or 'weak callbacks', from perf_hooks' gc entries);
 //   requests: per request, [arrival at the `request` event, ms until its answer finished, url];
 //   threads:  per thread of the process (Linux), [tid, nice, CPU ns, runqueue wait ns].
 // Times are epoch milliseconds (performance.timeOrigin + now), as the load generator's.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Server } from 'node:http';
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 
 const now = () => performance.timeOrigin + performance.now();
 const gc = [];
+/** perf_hooks' collection kinds (constants.NODE_PERFORMANCE_GC_*). */
+const KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gc.push([performance.timeOrigin + entry.startTime, entry.duration]);
+  for (const entry of list.getEntries()) gc.push([performance.timeOrigin + entry.startTime, entry.duration, KINDS[entry.detail?.kind] ?? 'other']);
 }).observe({ entryTypes: ['gc'] });
 
 const requests = [];
