@@ -1,18 +1,19 @@
 // Diagnostic: why A1's PATCH p99 without a fan-out is many times its p50 (GC, timers or the load tool).
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { A1_DEVICES } from '../lib/apns-fleet.mjs';
 import { commandLine } from '../lib/cli.mjs';
 import { send } from '../lib/http.mjs';
 import { widgetBody } from '../lib/payloads.mjs';
 import { pinLoadGenerator, startServer } from '../lib/process.mjs';
-import { percentile, round } from '../lib/stats.mjs';
+import { median, percentile, round } from '../lib/stats.mjs';
 import { PATCH_RATE } from '../scenarios/apns.mjs';
 
 const { values } = commandLine(
   `
-Usage: node bench/tools/quiet-latency.mjs [--windows N] [--window-ms MS] [--fan-outs] [--node-args=ARGS]
+Usage: node bench/tools/quiet-latency.mjs [--windows N] [--window-ms MS] [--fan-outs] [--loop-samplers] [--node-args=ARGS] [--out FILE]
 
 A1's quiet windows alone: the Tilecast server of A1's latency phase (${A1_DEVICES} devices, with
 the stand-in transport of a1-latency --stand-in: no HTTP/2, no APNs double) gets A1's
@@ -25,15 +26,31 @@ ever runs.
 Prints per load tool: PATCH p50, p90, p99 and max; then, for its slow PATCHes (over 3x
 its p50), where their time went (before the server's request event, handling, after
 its answer finished) and how many overlapped a collection on the server's main thread
-(by kind), a collection in this process (the load tool's), or a stall of more than 2 ms
-of this process's event loop; and this process's event-loop delay (p50, p99, max).
+(by kind) or a collection in this process (the load tool's); then, per thread of both
+processes, the CPU time and the time spent runnable but waiting for a CPU (Linux
+schedstat), summed over the windows alone.
 
   --windows N       windows (default 8, taking turns between the two tools)
   --window-ms MS    length of a window (default 1500)
   --fan-outs        a fan-out before each window, as in A1
-  --node-args=ARGS  extra node options for the server (e.g. --node-args=--max-semi-space-size=64)
+  --loop-samplers   also sample both event loops with a 1 ms timer (the server's through
+                    BENCH_TRACE_LOOP): the server's event-loop delay, and which slow PATCHes
+                    overlapped a stall of more than 2 ms of the load tool's loop. The timers
+                    cost CPU of their own (about 0.4 s a process over the 12 s of windows)
+  --node-args=ARGS  extra node options for the server (e.g. --node-args=--single-threaded-gc)
+  --out FILE        also write each slow PATCH there, one JSON object a line: its tool, start
+                    (epoch ms) and monotonic start (ns, CLOCK_MONOTONIC, to line up with
+                    \`perf sched record -k mono\`), its ms before the request event, handling and
+                    after, and the server's pid
 `,
-  { windows: { type: 'string' }, 'window-ms': { type: 'string' }, 'fan-outs': { type: 'boolean' }, 'node-args': { type: 'string' } },
+  {
+    windows: { type: 'string' },
+    'window-ms': { type: 'string' },
+    'fan-outs': { type: 'boolean' },
+    'loop-samplers': { type: 'boolean' },
+    out: { type: 'string' },
+    'node-args': { type: 'string' },
+  },
 );
 const windows = Number(values.windows ?? 8);
 const windowMs = Number(values['window-ms'] ?? 1500);
@@ -43,26 +60,36 @@ if (![windows, windowMs].every((n) => Number.isInteger(n) && n >= 1)) {
 }
 
 pinLoadGenerator(import.meta.url);
+if (values.out !== undefined) writeFileSync(values.out, '');
 
 // This process's own collections and event-loop stalls (epoch ms), to line up with slow PATCHes.
 const now = () => performance.timeOrigin + performance.now();
+/** An epoch time (ms) as CLOCK_MONOTONIC ns (process.hrtime's clock), for lining up with perf. */
+const monoOffsetNs = process.hrtime.bigint() - BigInt(Math.round(now() * 1e6));
+const toMono = (epochMs) => BigInt(Math.round(epochMs * 1e6)) + monoOffsetNs;
 const runnerGc = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) runnerGc.push([performance.timeOrigin + entry.startTime, entry.duration]);
+  for (const entry of list.getEntries()) if (windowOpen) runnerGc.push([performance.timeOrigin + entry.startTime, entry.duration]);
 }).observe({ entryTypes: ['gc'] });
 const stalls = [];
+let windowOpen = false;
 let lastTick = now();
+const samplers = values['loop-samplers'] === true;
 const sampler = setInterval(() => {
   const at = now();
-  if (at - lastTick > 3) stalls.push([lastTick + 1, at - lastTick - 1]); // the interval is 1 ms
+  if (windowOpen && at - lastTick > 3) stalls.push([lastTick + 1, at - lastTick - 1]); // the interval is 1 ms
   lastTick = at;
 }, 1);
-const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
+if (!samplers) clearInterval(sampler);
 
 const trace = fileURLToPath(new URL('../lib/latency-trace.mjs', import.meta.url));
 const nodeArgs = [`--import=${trace}`, ...(values['node-args'] ?? '').split(' ').filter(Boolean)];
-const server = await startServer('servers/tilecast-apns.mjs', { args: ['a1-stand-in'], nodeArgs, readyTimeoutMs: 180_000 });
+const server = await startServer('servers/tilecast-apns.mjs', {
+  args: ['a1-stand-in'],
+  nodeArgs,
+  env: { BENCH_TRACE_LOOP: samplers ? '1' : '0' },
+  readyTimeoutMs: 180_000,
+});
 const quiet = { 'content-type': 'application/json', authorization: 'Token tok_quiet' };
 const body = widgetBody();
 
@@ -141,22 +168,45 @@ async function fanOut(n) {
 try {
   await window(names[0], 1000); // warm-up, unmeasured
   for (const name of names) latencies[name].length = 0;
-  loopDelay.reset();
   const measuredFrom = now();
-  stalls.length = 0;
-  runnerGc.length = 0;
+  // Per thread of both processes, CPU and runqueue wait (ns) summed over the windows alone.
+  const threads = new Map();
+  const add = (key, nice, cpu, wait) => {
+    const sum = threads.get(key) ?? { nice, cpu: 0, wait: 0 };
+    threads.set(key, { nice, cpu: sum.cpu + cpu, wait: sum.wait + wait });
+  };
+  const serverLoop = { p99: [], max: 0 };
   for (let w = 0; w < windows; w++) {
     if (values['fan-outs']) {
       await fanOut(w);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    const before = { server: await server.ask({ type: 'trace' }, 'trace'), runner: ownThread() };
+    windowOpen = true;
     await window(names[w % names.length], windowMs);
+    windowOpen = false;
+    const after = { server: await server.ask({ type: 'trace' }, 'trace'), runner: ownThread() };
+    const earlier = new Map(before.server.threads.map((row) => [row[0], row]));
+    for (const [tid, nice, cpu, wait] of after.server.threads) {
+      const [, , cpu0, wait0] = earlier.get(tid) ?? [tid, nice, 0, 0];
+      add(tid === after.server.pid ? 'server main thread' : `server thread ${tid}`, nice, cpu - cpu0, wait - wait0);
+    }
+    add("load tool's main thread", 0, after.runner[0] - before.runner[0], after.runner[1] - before.runner[1]);
+    if (after.server.loop !== null) {
+      serverLoop.p99.push(after.server.loop.p99);
+      serverLoop.max = Math.max(serverLoop.max, after.server.loop.max);
+    }
   }
   const { gc, requests } = await server.ask({ type: 'trace' }, 'trace');
   report(
     gc.filter(([at]) => at >= measuredFrom),
     requests.filter(([at, , url]) => url === '/widget/load' && at >= measuredFrom),
   );
+  if (samplers)
+    console.log(`server event-loop delay in the windows: p99 ${round(median(serverLoop.p99), 2)} ms (median of the windows'), max ${round(serverLoop.max, 2)}`);
+  console.log(`in the ${windows} windows (${round((windows * windowMs) / 1000, 1)} s), per thread (CPU at least 1 ms):`);
+  for (const [name, { nice, cpu, wait }] of threads)
+    if (cpu >= 1e6) console.log(`  ${name} (nice ${nice}): ran ${round(cpu / 1e6, 0)} ms, waited for a CPU ${round(wait / 1e6, 0)} ms`);
 } finally {
   clearInterval(sampler);
   bare.close();
@@ -182,6 +232,7 @@ function report(serverGc, arrivals) {
       const [arrived, handling] = arrival;
       const gcKinds = serverGc.filter(([at, length]) => at < start + m && at + length > start).map(([, , kind]) => kind);
       slow.push({
+        start,
         before: arrived - start,
         handling,
         after: m - (arrived - start) - handling,
@@ -190,22 +241,33 @@ function report(serverGc, arrivals) {
         stall: overlaps(stalls, start, m),
       });
     }
+    if (values.out !== undefined)
+      for (const { start, before, handling, after } of slow)
+        appendFileSync(values.out, `${JSON.stringify({ tool: name, start, monoNs: String(toMono(start)), before, handling, after, serverPid: server.pid })}\n`);
     const mean = (key) => round(slow.reduce((sum, row) => sum + row[key], 0) / Math.max(1, slow.length), 2);
     const kinds = {};
     for (const row of slow) for (const kind of new Set(row.gcKinds)) kinds[kind] = (kinds[kind] ?? 0) + 1;
     console.log(
       `  ${slow.length} over ${round(3 * p50, 2)} ms: on average ${mean('before')} ms before the request event, ${mean('handling')} handling, ${mean('after')} after;` +
         ` overlapping a server collection: ${slow.filter((row) => row.gcKinds.length > 0).length} (${JSON.stringify(kinds)});` +
-        ` one of this process: ${slow.filter((row) => row.runnerGc).length}; a stall of its event loop: ${slow.filter((row) => row.stall).length}`,
+        ` one of this process: ${slow.filter((row) => row.runnerGc).length}` +
+        (samplers ? `; a stall of its event loop: ${slow.filter((row) => row.stall).length}` : ''),
     );
   }
   const handling = arrivals.map(([, m]) => m);
   console.log(
     `server: handling p50 ${round(percentile(handling, 50), 2)} ms, p99 ${round(percentile(handling, 99), 2)}; collections on its main thread: ${countKinds(serverGc)}`,
   );
-  console.log(
-    `this process: event-loop delay p50 ${round(loopDelay.percentile(50) / 1e6, 2)} ms, p99 ${round(loopDelay.percentile(99) / 1e6, 2)}, max ${round(loopDelay.max / 1e6, 2)}; ${stalls.length} stalls over 2 ms; ${runnerGc.length} collections`,
-  );
+  console.log(`load tool: ${runnerGc.length} collections in the windows${samplers ? `, ${stalls.length} stalls of its event loop over 2 ms` : ''}`);
+}
+
+/** This process's main thread: [CPU ns, runqueue wait ns] (Linux schedstat; zeros elsewhere). */
+function ownThread() {
+  try {
+    return readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ').slice(0, 2).map(Number);
+  } catch {
+    return [0, 0];
+  }
 }
 
 function countKinds(list) {
