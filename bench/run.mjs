@@ -1,10 +1,12 @@
 // `npm run bench [-- --quick] [P1 P2 ...]`: runs the scenarios, prints medians, ratios and
-// PASS/FAIL, and writes bench/results/<id>.json. The load generator (this process) is
-// pinned to one core and every server to the other, when taskset exists.
+// PASS/FAIL, and writes bench/results/<id>.json. The load generator (this process) and
+// the servers are pinned to cores of their own when taskset exists (lib/cpus.mjs:
+// BENCH_SERVER_CPUS, BENCH_LOAD_CPUS).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { hasTaskset, pinLoadGenerator } from './lib/process.mjs';
+import { describeLayout } from './lib/cpus.mjs';
+import { LAYOUT, hasTaskset, pinLoadGenerator } from './lib/process.mjs';
 import { scenarios } from './scenarios/index.mjs';
 
 pinLoadGenerator(import.meta.url);
@@ -19,9 +21,16 @@ if (unknown.length > 0) {
 }
 const selected = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.id)) : scenarios;
 
-const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, pinned: hasTaskset };
+const machine = {
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  pinned: hasTaskset,
+  layout: hasTaskset ? { server: LAYOUT.server, load: LAYOUT.load, helper: LAYOUT.helper } : null,
+};
 console.log(
-  `Tilecast benchmarks${quick ? ' (quick: smoke figures only)' : ''} on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}${hasTaskset ? ', servers and load pinned to different cores' : ''}\n`,
+  `Tilecast benchmarks${quick ? ' (quick: smoke figures only)' : ''} on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}${hasTaskset ? `; ${describeLayout(LAYOUT)}` : ', not pinned (no taskset)'}\n`,
 );
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));

@@ -35,8 +35,10 @@ export function publishSetup(
     project: { script: 'servers/tilecast.mjs', args: [adapter] },
     async drive(_which, { server, measure, collectGarbage }) {
       const headers = publishHeaders(server);
+      // A long per-request timeout (s): under valgrind on a busy machine, with 50 connections a
+      // request can wait more than a minute behind the others.
       const load = (amount) =>
-        checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections, amount, timeout: 60 }), amount);
+        checked(autocannon({ url: `http://127.0.0.1:${server.port}${path}`, method: 'PATCH', headers, body, connections, amount, timeout: 600 }), amount);
       await load(warmup);
       await collectGarbage();
       await load(rewarm);

@@ -1,36 +1,54 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cpuLayout } from './cpus.mjs';
 
 export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 /** chrt (util-linux), for a process at SCHED_IDLE (A1's latency floor). */
 export const hasChrt = spawnSync('chrt', ['--version']).status === 0;
 
-/** The core the servers run on; the load generator (this process) runs on the other one. */
-export const SERVER_CPU = '0';
-export const LOAD_CPU = '1';
+/** Which cores the servers, the load (this process) and helpers run on (BENCH_SERVER_CPUS, BENCH_LOAD_CPUS; see cpus.mjs). */
+export const LAYOUT = layoutOrExit();
+/** The servers' cores, as taskset takes them. */
+export const SERVER_CPUS = LAYOUT.server;
+/** The runner's and load generator's cores. */
+export const LOAD_CPUS = LAYOUT.load;
+/** A helper that is not measured (the APNs double): a core of its own if one is spare, else the load's. */
+export const HELPER_CPUS = LAYOUT.helper;
+
+/** The layout, or a one-line error and exit 2 when BENCH_SERVER_CPUS or BENCH_LOAD_CPUS cannot be met. */
+function layoutOrExit() {
+  try {
+    return cpuLayout();
+  } catch (error) {
+    console.error(error.message);
+    process.exit(2);
+  }
+}
 
 /**
- * Runs this script again pinned to LOAD_CPU (when taskset exists and it is not pinned
+ * Runs this script again pinned to LOAD_CPUS (when taskset exists and it is not pinned
  * yet) and exits with its status; returns only in the pinned process. Every script that
  * generates load calls it first: an unpinned load generator also runs on the servers'
- * core and is counted in their profiles.
+ * cores and is counted in their profiles. The pinned process is told which CPUs the run
+ * may use, as its own affinity no longer says.
  */
 export function pinLoadGenerator(script) {
   if (!hasTaskset || process.env.TILECAST_BENCH_PINNED === '1') return;
-  const child = spawnSync('taskset', ['-c', LOAD_CPU, process.execPath, ...process.execArgv, fileURLToPath(script), ...process.argv.slice(2)], {
+  const child = spawnSync('taskset', ['-c', LOAD_CPUS, process.execPath, ...process.execArgv, fileURLToPath(script), ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, TILECAST_BENCH_PINNED: '1' },
+    env: { ...process.env, TILECAST_BENCH_PINNED: '1', TILECAST_BENCH_ALLOWED_CPUS: LAYOUT.allowed },
   });
   process.exit(child.status ?? 1);
 }
 
 /**
- * Starts a server script in its own process (pinned to `cpu`, SERVER_CPU by default, when
- * taskset exists) and resolves once it reported ready. Bounded: a server that is not ready
- * in `readyTimeoutMs` (20 s by default) fails. A helper that is not measured (the APNs
- * double) passes `cpu: LOAD_CPU`, so that it never takes time from the measured server.
+ * Starts a server script in its own process (pinned to `cpu`, a taskset CPU list,
+ * SERVER_CPUS by default, when taskset exists) and resolves once it reported ready.
+ * Bounded: a server that is not ready in `readyTimeoutMs` (20 s by default) fails. A helper
+ * that is not measured (the APNs double) passes `cpu: HELPER_CPUS`, so that it never takes
+ * time from the measured server.
  */
-export async function startServer(script, { env = {}, args = [], nodeArgs = [], launcher = [], cpu = SERVER_CPU, readyTimeoutMs = 20_000 } = {}) {
+export async function startServer(script, { env = {}, args = [], nodeArgs = [], launcher = [], cpu = SERVER_CPUS, readyTimeoutMs = 20_000 } = {}) {
   const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
   // BENCH_CPU_PROF=<dir>: every server writes a CPU profile there (diagnostics only).
   const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];

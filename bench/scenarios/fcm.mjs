@@ -10,7 +10,7 @@ import { senderEnv as apnsSenderEnv, signingKeys } from '../lib/apns-fleet.mjs';
 import { publishHeaders, send } from '../lib/http.mjs';
 import { F1_DEVICES, F2_APNS_DEVICES, F2_FCM_DEVICES, senderEnv, serviceAccount } from '../lib/fcm-fleet.mjs';
 import { widgetBody } from '../lib/payloads.mjs';
-import { LOAD_CPU, startServer } from '../lib/process.mjs';
+import { HELPER_CPUS, startServer } from '../lib/process.mjs';
 import { percentile, round } from '../lib/stats.mjs';
 import { LATENCY_ROUNDS, PATCH_RATE, compareSenders, fanOut, senderFigures, startDouble as startApnsDouble, summarise } from './apns.mjs';
 
@@ -21,7 +21,7 @@ const READY_MS = 180_000;
 function startDouble(account) {
   return startServer('servers/fcm-double.mjs', {
     env: { BENCH_FCM_PUBLIC_KEY: account.publicKey, BENCH_FCM_CLIENT_EMAIL: account.serviceAccount.client_email },
-    cpu: LOAD_CPU,
+    cpu: HELPER_CPUS,
     launcher: ['nice', '-n', '10'],
   });
 }

@@ -3,12 +3,15 @@ import { activityBody, widgetBody } from '../lib/payloads.mjs';
 
 const pct = (ratio) => `${(ratio * 100).toFixed(1)} %`;
 
-function throughputScenario({ id, title, baseline, project, path, body, minRatio, maxAddedCpu }) {
+/** P0's server for a kind of body: the ceiling a scenario's figures are also set against (reported, no target). */
+const ceilingFor = (kind) => ({ script: 'baselines/ceiling-node-http.mjs', args: [kind] });
+
+function throughputScenario({ id, title, baseline, project, ceiling, path, body, minRatio, maxAddedCpu }) {
   return {
     id,
     title,
     async run({ quick }) {
-      const result = await compareThroughput({ baseline, project, path, body: body(), runs: quick ? 1 : 5, duration: quick ? 2 : 5 });
+      const result = await compareThroughput({ baseline, project, ceiling, path, body: body(), runs: quick ? 1 : 5, duration: quick ? 2 : 5 });
       const checks = [{ name: 'req/s vs baseline', value: pct(result.ratio), target: `>= ${pct(minRatio)}`, pass: result.ratio >= minRatio }];
       if (maxAddedCpu !== undefined) {
         checks.push({
@@ -26,6 +29,12 @@ function throughputScenario({ id, title, baseline, project, path, body, minRatio
           'tilecast CPU µs/req': result.project.cpuMicrosPerRequest,
           'baseline p99 ms': result.baseline.p99Ms,
           'tilecast p99 ms': result.project.p99Ms,
+          ...(result.ceiling === undefined
+            ? {}
+            : {
+                'ceiling (P0) req/s, CPU µs/req': `${result.ceiling.requestsPerSecond}, ${result.ceiling.cpuMicrosPerRequest}`,
+                'of the ceiling: baseline / tilecast': `${pct(result.ceilingRatios.baseline)} / ${pct(result.ceilingRatios.project)}`,
+              }),
         },
         checks,
         raw: result,
@@ -34,11 +43,44 @@ function throughputScenario({ id, title, baseline, project, path, body, minRatio
   };
 }
 
+/**
+ * P0: the ceiling itself against P1's bare baseline, which does the same plus validating and
+ * storing: how far a hand-written validating server already is from the most any Node
+ * server could do. Reported, no target.
+ */
+export const p0 = {
+  id: 'P0',
+  title: "the ceiling: bare node:http reading and JSON.parsing P1's body and answering the same bytes, nothing validated, vs P1's baseline",
+  async run({ quick }) {
+    const result = await compareThroughput({
+      baseline: ceilingFor('widget'),
+      project: { script: 'baselines/publish-node-http.mjs', args: ['widget'] },
+      path: '/widget/lights',
+      body: widgetBody(),
+      runs: quick ? 1 : 5,
+      duration: quick ? 2 : 5,
+    });
+    return {
+      figures: {
+        'ceiling req/s': result.baseline.requestsPerSecond,
+        'P1 baseline req/s': result.project.requestsPerSecond,
+        'ceiling CPU µs/req': result.baseline.cpuMicrosPerRequest,
+        'P1 baseline CPU µs/req': result.project.cpuMicrosPerRequest,
+        'P1 baseline of the ceiling (reported)': pct(result.ratio),
+        'P1 baseline added CPU per request': `${result.addedCpuMicros} µs`,
+      },
+      checks: [],
+      raw: result,
+    };
+  },
+};
+
 export const p1 = throughputScenario({
   id: 'P1',
   title: 'PATCH /widget (1 KB switchboard), node:http adapter, memory storage, 50 connections',
   baseline: { script: 'baselines/publish-node-http.mjs', args: ['widget'] },
   project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+  ceiling: ceilingFor('widget'),
   path: '/widget/lights',
   body: widgetBody,
   minRatio: 0.9,
@@ -60,6 +102,7 @@ export const p1h = throughputScenario({
   title: 'P1 through the Fetch adapter in a Hono app on @hono/node-server vs a hand-written Hono route',
   baseline: { script: 'baselines/publish-hono.mjs' },
   project: { script: 'servers/tilecast.mjs', args: ['fetch'] },
+  ceiling: ceilingFor('widget'),
   path: '/widget/lights',
   body: widgetBody,
   minRatio: 0.9,
@@ -70,6 +113,7 @@ export const p1f = throughputScenario({
   title: 'P1 through the Fastify plugin vs a hand-written Fastify route',
   baseline: { script: 'baselines/publish-fastify.mjs' },
   project: { script: 'servers/tilecast.mjs', args: ['fastify'] },
+  ceiling: ceilingFor('widget'),
   path: '/widget/lights',
   body: widgetBody,
   minRatio: 0.9,
@@ -80,6 +124,7 @@ export const p3 = throughputScenario({
   title: 'PATCH /activity (progress, segmented bar), node:http adapter, memory storage',
   baseline: { script: 'baselines/publish-node-http.mjs', args: ['activity'] },
   project: { script: 'servers/tilecast.mjs', args: ['node-http'] },
+  ceiling: ceilingFor('activity'),
   path: '/activity/order',
   body: activityBody,
   minRatio: 0.9,

@@ -5,11 +5,11 @@ import { A1_DEVICES, signingKeys } from '../lib/apns-fleet.mjs';
 import { commandLine } from '../lib/cli.mjs';
 import { hasChrt, pinLoadGenerator } from '../lib/process.mjs';
 import { median, percentile, round } from '../lib/stats.mjs';
-import { LATENCY_ROUNDS, PATCH_RATE, patchLatency, startDouble } from '../scenarios/apns.mjs';
+import { LATENCY_ROUNDS, PATCH_RATE, SENDER_CORES_CHECKED, patchLatency, senderCores, startDouble } from '../scenarios/apns.mjs';
 
 const { values } = commandLine(
   `
-Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--stand-in [--control]] [--node-args=ARGS] [--out FILE]
+Usage: node bench/tools/a1-latency.mjs [--runs N] [--rounds N] [--sender-cpus N] [--stand-in [--control]] [--node-args=ARGS] [--out FILE]
 
 Runs A1's latency phase (the publisher's PATCH p99 during a fan-out of ${A1_DEVICES} pushes
 through transport-apns to its test double, against its p99 in quiet windows of the same
@@ -23,6 +23,10 @@ schedstat), over the measured rounds. About a minute per run.
 
   --runs N         runs (default 2)
   --rounds N       fan-outs and quiet windows per run (default ${LATENCY_ROUNDS}, as A1)
+  --sender-cpus N  cores for the Tilecast process (and the control sender): 1 (default), or
+                   more: the server cores, then cores neither the runner nor the double
+                   uses (A1 checks ${SENDER_CORES_CHECKED}; BENCH_SERVER_CPUS and BENCH_LOAD_CPUS as for
+                   npm run bench)
   --stand-in       transport-apns replaced by a stand-in that settles every push, about
                    as fast, without sending it: the core's fan-out alone on the
                    publisher's thread, no HTTP/2 work anywhere in the process
@@ -39,6 +43,7 @@ schedstat), over the measured rounds. About a minute per run.
   {
     runs: { type: 'string' },
     rounds: { type: 'string' },
+    'sender-cpus': { type: 'string' },
     'stand-in': { type: 'boolean' },
     control: { type: 'boolean' },
     'node-args': { type: 'string' },
@@ -47,8 +52,14 @@ schedstat), over the measured rounds. About a minute per run.
 );
 const runs = Number(values.runs ?? 2);
 const rounds = Number(values.rounds ?? LATENCY_ROUNDS);
-if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(rounds) || rounds < 1) {
-  console.error('--runs and --rounds take a whole number of at least 1');
+const senderCount = Number(values['sender-cpus'] ?? 1);
+if (![runs, rounds, senderCount].every((n) => Number.isInteger(n) && n >= 1)) {
+  console.error('--runs, --rounds and --sender-cpus take a whole number of at least 1');
+  process.exit(2);
+}
+const cpu = senderCores(senderCount);
+if (cpu === undefined) {
+  console.error(`--sender-cpus ${senderCount}: this run has too few cores for that beside the runner's and the double's`);
   process.exit(2);
 }
 
@@ -108,6 +119,7 @@ try {
       control: values.control === true,
       nodeArgs,
       log: true,
+      cpu,
     });
     const p99Alone = percentile(latencies.alone, 99);
     const p99FanOut = percentile(latencies.fanOut, 99);

@@ -6,7 +6,7 @@ import { commandLine, outputDirectory } from '../lib/cli.mjs';
 
 const { positionals, values } = commandLine(
   `
-Usage: node bench/tools/instructions.mjs [P1|P1H|P1F|P3|S2|W1] [--top N] [--out DIR]
+Usage: node bench/tools/instructions.mjs [P1|P1H|P1F|P3|S2|W1] [--connections N] [--top N] [--out DIR]
 
 Runs the scenario's baseline and Tilecast servers in turn under valgrind's callgrind,
 warms each up, then counts the instructions it runs per unit of work, without the garbage
@@ -22,6 +22,9 @@ machine does, so they judge a change to a hot path where timed runs are too nois
   W1   per press and its signed webhook (200 accounts)             about twenty minutes
        (default P1)
 
+  --connections N  P1, P1H, P1F, P3: requests over N connections at once (default 10; the
+            bench's load uses 50, where per-request costs that grow with the requests in
+            flight show)
   --top N   also list the N functions that add the most per unit (JIT code named from
             node --perf-basic-prof)
   --out DIR keep callgrind's output and V8's perf map there, as baseline.callgrind.out,
@@ -32,12 +35,13 @@ machine does, so they judge a change to a hot path where timed runs are too nois
 Needs valgrind with callgrind_control and callgrind_annotate (Debian: valgrind).
 Without --out, callgrind's output goes to a temporary directory removed afterwards.
 `,
-  { top: { type: 'string' }, out: { type: 'string' } },
+  { top: { type: 'string' }, out: { type: 'string' }, connections: { type: 'string' } },
 );
 const id = (positionals[0] ?? 'P1').toUpperCase();
 const top = Number(values.top ?? 0);
-if (!Number.isInteger(top) || top < 0) {
-  console.error('--top takes a whole number');
+const connections = values.connections === undefined ? undefined : Number(values.connections);
+if (!Number.isInteger(top) || top < 0 || (connections !== undefined && !(Number.isInteger(connections) && connections >= 1))) {
+  console.error('--top and --connections take a whole number');
   process.exit(2);
 }
 
@@ -50,7 +54,7 @@ if (!hasCallgrind) {
 
 /** Per scenario: the two servers and how one unit of work (`count` of them) is driven. */
 const setups = {
-  ...publishSetups,
+  ...Object.fromEntries(Object.entries(publishSetups).map(([key, setup]) => [key, () => setup(connections === undefined ? {} : { connections })])),
   S2: () => pressSetup(),
   W1: () => webhookSetup(200),
 };
