@@ -394,9 +394,7 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
       ],
     });
     const table = await cli('deliveries', '--account', 'acme');
-    expect(table.stdout).toMatch(
-      /^RESOURCE +PHASE +PROGRESS +DUE +AGE +LEASE +RESUMED\nwidget acme\/lights {2}changed {2}not started {2}\S.* {2}- +0\n$/,
-    );
+    expect(table.stdout).toMatch(/^RESOURCE +PHASE +PROGRESS +DUE +AGE +LEASE +RESUMED\nwidget acme\/lights {2}changed {2}not started {2}\S.* {2}- +0\n$/);
     expect((await cli('deliveries', '--account', 'shop')).stdout).toBe('No pending deliveries for account shop.\n');
     await expectFailure(['deliveries', '--account', 'nobody'], 1, /^tilecast deliveries: no account "nobody"$/m);
     await expectFailure(['deliveries', '--limit', '1001'], 2, /^tilecast deliveries: invalid --limit 1001: Invalid value: Expected <=1000/m);

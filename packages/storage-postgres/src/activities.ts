@@ -119,7 +119,12 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
         }
         const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition]);
         const row = rows[0]!;
-        return { ok: true, activity: toActivity(row), transition, job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, update.now, row) } as const;
+        return {
+          ok: true,
+          activity: toActivity(row),
+          transition,
+          job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, update.now, row),
+        } as const;
       });
     },
   };

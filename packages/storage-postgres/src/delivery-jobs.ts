@@ -1,4 +1,11 @@
-import { WIDGET_PUSH_WINDOW_MS, type DeadLetter, type DeliveryJob, type DeliveryJobRef, type DeliveryJobStore, type DeliveryResource } from '@tilecast/core/storage';
+import {
+  WIDGET_PUSH_WINDOW_MS,
+  type DeadLetter,
+  type DeliveryJob,
+  type DeliveryJobRef,
+  type DeliveryJobStore,
+  type DeliveryResource,
+} from '@tilecast/core/storage';
 import { type Ctx, type Tables, num, prepared } from './db.js';
 
 /**

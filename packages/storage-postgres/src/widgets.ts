@@ -127,7 +127,12 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         guard?.tokenHash ?? null,
       ]);
       const row = rows[0];
-      if (row) return { ok: true, widget: toWidget({ ...row, content: update.content }), job: writtenJob({ accountId, kind: 'widget', slug }, 'changed', update.now, row) };
+      if (row)
+        return {
+          ok: true,
+          widget: toWidget({ ...row, content: update.content }),
+          job: writtenJob({ accountId, kind: 'widget', slug }, 'changed', update.now, row),
+        };
       return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
 

@@ -132,8 +132,7 @@ export type WriteRefusal = 'credential_changed' | 'not_found' | 'template_mismat
 
 export type ActivityUpdateResult =
   /** `job`: the delivery job the update left (null for transition `none`), in the same step (docs/contract/durable-delivery.md#durable-outbox). */
-  | { ok: true; activity: ActivityRecord; transition: ActivityTransition; job: DeliveryJob | null }
-  | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
+  { ok: true; activity: ActivityRecord; transition: ActivityTransition; job: DeliveryJob | null } | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
 
 /** `job`: the delivery job the update left, in the same step (docs/contract/durable-delivery.md#durable-outbox). */
 export type WidgetContentResult = { ok: true; widget: WidgetRecord; job: DeliveryJob } | { ok: false; reason: WriteRefusal };

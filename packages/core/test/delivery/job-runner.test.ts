@@ -150,7 +150,13 @@ describe('delivery jobs (docs/contract/durable-delivery.md)', () => {
       name: 'apns',
       pushActivity: (deviceId) =>
         Promise.resolve<PushResult>(
-          deviceId === deviceIds[3] ? { outcome: 'refused', reason: 'BadTopic' } : deviceId === deviceIds[4] ? 'token_removed' : deviceId === deviceIds[5] ? 'dropped' : 'delivered',
+          deviceId === deviceIds[3]
+            ? { outcome: 'refused', reason: 'BadTopic' }
+            : deviceId === deviceIds[4]
+              ? 'token_removed'
+              : deviceId === deviceIds[5]
+                ? 'dropped'
+                : 'delivered',
         ),
       pushWidget: () => Promise.resolve('delivered'),
     };
@@ -159,7 +165,9 @@ describe('delivery jobs (docs/contract/durable-delivery.md)', () => {
     await a.handle(patchActivity(token, 'ONGOING', 1));
     await a.idle();
     const letters = await storage.listDeadLetters({ limit: 10 });
-    const byDevice = letters.map(({ deviceId, transport, reason, kind, slug }) => ({ deviceId, transport, reason, kind, slug })).sort((x, y) => (x.deviceId < y.deviceId ? -1 : 1));
+    const byDevice = letters
+      .map(({ deviceId, transport, reason, kind, slug }) => ({ deviceId, transport, reason, kind, slug }))
+      .sort((x, y) => (x.deviceId < y.deviceId ? -1 : 1));
     expect(byDevice).toEqual([
       { deviceId: deviceIds[3], transport: 'apns', reason: 'refused: BadTopic', kind: 'activity', slug: 'game' },
       { deviceId: deviceIds[5], transport: 'apns', reason: 'dropped', kind: 'activity', slug: 'game' },
