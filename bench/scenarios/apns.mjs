@@ -304,7 +304,7 @@ export const a1 = {
       if (twoCore !== null) {
         const value = `${round(twoCore.ratio, 2)}×`;
         checks.push({
-          name: `PATCH p99 fan-out/without, ${SENDER_CORES_CHECKED} sender cores`,
+          name: `PATCH p99 ratio, ${SENDER_CORES_CHECKED} sender cores`,
           value,
           target: `<= ${LATENCY_TARGET.toFixed(2)}×`,
           pass: twoCore.ratio <= LATENCY_TARGET,
