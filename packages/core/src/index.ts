@@ -44,6 +44,7 @@ export type { OpenApiOptions, OpenApiServer } from './openapi/document.js';
 export type { Storage } from './storage/storage.js';
 /** What a device transport (APNs, say) implements and is given. */
 export type * from './transport/device-transport.js';
+export type { ActivityChannels, ApnsEnvironment } from './storage/records.js';
 export { PUSH_OUTCOMES } from './transport/device-transport.js';
 /** `TilecastOptions.webhooks`; delivery itself is internal, receivers verify with `@tilecast/core/verify`. */
 export type { WebhookOptions } from './webhooks/delivery.js';

@@ -30,6 +30,37 @@ export interface ActivityRecord {
   content: unknown;
   /** ISO 8601 time of the last update, or null. */
   updatedAt: string | null;
+  /** How its updates reach iPhones (docs/contract/broadcast-channels.md#broadcast-activity-delivery). */
+  delivery: ActivityDelivery;
+  /** Broadcast with storage policy 0 and `apns-expiration: 0` (docs/contract/broadcast-channels.md#broadcast-storage-policy). */
+  frequentUpdates: boolean;
+  /** Its APNs broadcast channel per environment, null where it has none (docs/contract/broadcast-channels.md#broadcast-channel-on-start). */
+  channels: ActivityChannels;
+}
+
+/**
+ * How an activity's updates reach iPhones: `tokens`, one APNs request per device, or
+ * `broadcast`, one request per update and environment to a channel its devices follow
+ * (docs/contract/broadcast-channels.md#broadcast-activity-delivery).
+ */
+export type ActivityDelivery = 'tokens' | 'broadcast';
+
+/** An activity's APNs broadcast channel ids, one per environment; null where it has none. */
+export interface ActivityChannels {
+  production: string | null;
+  sandbox: string | null;
+}
+
+/** A channel a stored activity holds (the transport's orphan sweep keeps these: docs/contract/broadcast-channels.md#broadcast-orphan-cleanup). */
+export interface HeldChannel {
+  accountId: string;
+  slug: string;
+  environment: ApnsEnvironment;
+  channelId: string;
+  /** The activity's state and last update, so that a channel left after an end can be told apart. */
+  live: boolean;
+  updatedAt: string | null;
+  dismissalDelayS: number;
 }
 
 export interface WidgetRecord {
@@ -66,6 +97,8 @@ export interface ApnsRegistration {
   pushToStart: string | null;
   /** WidgetKit push token. */
   widgets: string | null;
+  /** The app follows broadcast channels (iOS 18 and later: docs/contract/broadcast-channels.md#broadcast-device-flag). */
+  channels: boolean;
 }
 
 /** A change of a device's registration: a token `undefined` is kept as it is, `null` removes it. */
@@ -73,6 +106,8 @@ export interface ApnsRegistrationUpdate {
   environment: ApnsEnvironment;
   pushToStart?: string | null;
   widgets?: string | null;
+  /** `undefined` keeps the stored flag (false for a new registration). */
+  channels?: boolean;
 }
 
 /** The definition part of an activity, as set in the app. */
@@ -81,6 +116,10 @@ export interface ActivityDefinition {
   slug: string;
   template: string;
   dismissalDelayS: number;
+  /** Default `tokens`. Changing it keeps the channels stored; a broadcast activity gets new ones at its next start. */
+  delivery?: ActivityDelivery;
+  /** Default false. */
+  frequentUpdates?: boolean;
 }
 
 /** The definition part of a widget, as set in the app. */

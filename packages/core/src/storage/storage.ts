@@ -1,5 +1,6 @@
 import type {
   AbsentRecord,
+  ApnsEnvironment,
   ApnsRegistration,
   ApnsRegistrationUpdate,
   AccountRecord,
@@ -11,6 +12,7 @@ import type {
   CredentialValidity,
   DeviceIdentity,
   DeviceRecord,
+  HeldChannel,
   PressAdmission,
   PressAdmissionResult,
   PressNote,
@@ -431,6 +433,30 @@ export interface ApnsStore {
    * is a no-op; the environment stays.
    */
   removeApnsToken(deviceId: string, token: string): Promise<void>;
+  /**
+   * **ATOMIC.** Sets the broadcast channel of activity `accountId/slug` in `environment`;
+   * `null` forgets it (the channel was deleted). With `ifChannel`, only while the stored
+   * one is still that id (`null`: none stored). False, and nothing written, when there is no
+   * such activity, the condition fails, or `channelId` is held already by another activity
+   * or environment: a channel id belongs to one activity and environment
+   * (docs/contract/broadcast-channels.md#broadcast-channel-on-start; conformance concern
+   * `broadcastChannels`). Deleting the activity forgets its channels.
+   */
+  setActivityChannel(
+    accountId: string,
+    slug: string,
+    environment: ApnsEnvironment,
+    channelId: string | null,
+    condition?: { ifChannel?: string | null },
+  ): Promise<boolean>;
+  /** Every channel a stored activity holds, in no particular order (the orphan sweep). */
+  listActivityChannels(): Promise<HeldChannel[]>;
+  /**
+   * The devices of account `accountId` whose APNs registration follows channels
+   * (`channels: true`) in one of `environments`, ascending id (code units), as
+   * `listAccountDeviceIds`. A broadcast reaches them, so a job leaves them out.
+   */
+  listChannelFollowers(accountId: string, environments: readonly ApnsEnvironment[]): Promise<string[]>;
 }
 
 /**

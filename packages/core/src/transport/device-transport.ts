@@ -1,4 +1,4 @@
-import type { ActivityStateName, WidgetPrivacy } from '../storage/records.js';
+import type { ActivityChannels, ActivityStateName, ApnsEnvironment, WidgetPrivacy } from '../storage/records.js';
 
 /** What a device is told about an activity (docs/contract/device-api.md#device-stream-activity-event). */
 export interface ActivityPush {
@@ -15,6 +15,12 @@ export interface ActivityPush {
    */
   template: string;
   updated_at: string;
+  /**
+   * A broadcast activity's channels (docs/contract/broadcast-channels.md#broadcast-start):
+   * a start push to a device that follows channels names its environment's channel.
+   * Absent for token delivery.
+   */
+  channels?: ActivityChannels;
 }
 
 /** What a device is told about a widget (docs/contract/device-api.md#device-stream-widget-event). */
@@ -72,4 +78,38 @@ export interface DeviceTransport {
   readonly name?: string;
   pushActivity(deviceId: string, push: ActivityPush): Promise<PushResult>;
   pushWidget(deviceId: string, push: WidgetPush): Promise<PushResult>;
+  /**
+   * Optional: one push for every device that follows a broadcast activity's channels
+   * (docs/contract/broadcast-channels.md). Called once per delivery job of an activity
+   * created with `delivery: 'broadcast'`, before its devices are walked. For a `start`
+   * it makes the channels ready (nothing is broadcast: a start is per device); for an
+   * `update` or `end` it sends one broadcast per environment. Never rejects: what it could
+   * not do, it leaves to per-device pushes (`covered` without that environment).
+   */
+  broadcastActivity?(broadcast: ActivityBroadcast): Promise<BroadcastResult>;
+}
+
+/** What `DeviceTransport.broadcastActivity` is given. */
+export interface ActivityBroadcast {
+  /** The job's push (its `channels` are the ones stored with the activity). */
+  push: ActivityPush;
+  /** Storage policy 0 and `apns-expiration: 0` (docs/contract/broadcast-channels.md#broadcast-storage-policy). */
+  frequentUpdates: boolean;
+  /**
+   * The environments to broadcast in: for a `start`, those in which a device of the
+   * account follows channels (a channel is made for each); for an `update` or `end`, those
+   * with a stored channel.
+   */
+  environments: readonly ApnsEnvironment[];
+}
+
+/** What came of `DeviceTransport.broadcastActivity`. */
+export interface BroadcastResult {
+  /**
+   * The environments whose channel followers this push reached by broadcast: the job
+   * leaves those devices out of its per-device pushes. Empty for a `start`.
+   */
+  covered: readonly ApnsEnvironment[];
+  /** The activity's channels afterwards (made at a start, made again after `ChannelNotRegistered`). */
+  channels: ActivityChannels;
 }
