@@ -5,7 +5,7 @@ import type { SafeObserver } from '../observer.js';
 import type { DeadLetter, DeliveryKind } from '../storage/delivery-jobs.js';
 import type { Storage } from '../storage/storage.js';
 import type { ActivityPush, DeviceTransport, PushResult, WidgetPush } from '../transport/device-transport.js';
-import { DEFAULT_TRANSPORT_NAME, outcomeOf, reasonOf } from '../transport/observed-transport.js';
+import { DEFAULT_TRANSPORT_NAME, outcomeOf, reasonOf, withBroadcast } from '../transport/observed-transport.js';
 
 /** Dead letters waiting to be written, at most; beyond, they are counted in the log and not kept (a store outage must not grow memory). */
 export const DEAD_LETTERS_BUFFERED = 10_000;
@@ -68,11 +68,11 @@ export function collectDeadLetters(
   const widget = watch('widget');
 
   return {
-    transport: {
+    transport: withBroadcast(transport, {
       name,
       pushActivity: (deviceId, push) => activity(deviceId, push, transport.pushActivity(deviceId, push)),
       pushWidget: (deviceId, push) => widget(deviceId, push, transport.pushWidget(deviceId, push)),
-    },
+    }),
     async flush() {
       if (overflow > 0) {
         logger.error('dead letters not kept: too many waiting to be written', { count: overflow });

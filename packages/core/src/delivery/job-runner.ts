@@ -8,6 +8,7 @@ import type { Storage } from '../storage/storage.js';
 import type { ActivityPush, DeviceTransport, WidgetPush } from '../transport/device-transport.js';
 import { activityPush, widgetPush } from '../transport/pushes.js';
 import { after, audienceOf } from './audience.js';
+import { holds, planBroadcast, withoutReached } from './broadcast-plan.js';
 import type { DeadLetterSink } from './dead-letter-sink.js';
 import { sendPaced } from './paced-send.js';
 
@@ -30,6 +31,29 @@ export interface JobRunnerDeps {
   batchSize?: number;
   /** False while no push can reach anyone: a job is then done at once (a device that connects later gets a snapshot). */
   hasReceivers: () => boolean;
+  /** The host transports that can broadcast (`DeviceTransport.broadcastActivity`); none by default. */
+  broadcasters?: readonly DeviceTransport[];
+  /**
+   * This instance's device stream: a device a broadcast reached still gets the push on its
+   * open `/device/stream` (docs/contract/broadcast-channels.md#broadcast-update-end).
+   */
+  deviceStream?: StreamReach;
+}
+
+/** What the runner needs of the device stream for the devices a broadcast reached. */
+export interface StreamReach {
+  pushActivity(deviceId: string, push: ActivityPush): Promise<unknown>;
+  /** The devices with an open stream here. */
+  connectedIds(): Iterable<string>;
+}
+
+/** How a job's devices are sent to: per device, and which devices a broadcast reached already. */
+interface Sender {
+  send(deviceId: string): Promise<unknown>;
+  /** Ascending; each one's push (other than a start still owed) went by broadcast. */
+  reached: readonly string[];
+  /** The push those devices were reached with. */
+  broadcast: ActivityPush | null;
 }
 
 type Stop = 'stopped' | 'released';
@@ -138,9 +162,10 @@ export class JobRunner {
    */
   private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
     const { storage } = this.deps;
-    const send = await this.senderFor(job);
-    if (send === null) return;
-    const devices = after(await audienceOf(storage, job), job.cursor);
+    const sender = await this.senderFor(job);
+    if (sender === null) return;
+    const { send } = sender;
+    const devices = this.perDevice(job, sender, after(await audienceOf(storage, job), job.cursor));
     let outage: unknown = null;
     const attempt = (deviceId: string) =>
       send(deviceId).catch((error: unknown) => {
@@ -175,25 +200,54 @@ export class JobRunner {
     return write;
   }
 
-  /** How one device is sent the resource's latest state; null when there is nothing to send (deleted, never published). */
-  private async senderFor(job: DeliveryJob): Promise<((deviceId: string) => Promise<unknown>) | null> {
+  /** How the job's devices are sent the resource's latest state; null when there is nothing to send (deleted, never published). */
+  private async senderFor(job: DeliveryJob): Promise<Sender | null> {
     const { storage, transport } = this.deps;
     if (job.kind === 'widget') {
       const widget = await storage.getWidget(job.accountId, job.slug);
       if (widget === null || widget.updatedAt === null) return null;
       const push: WidgetPush = widgetPush(widget as WidgetRecord);
-      return (deviceId) => transport.pushWidget(deviceId, push);
+      return { send: (deviceId) => transport.pushWidget(deviceId, push), reached: [], broadcast: null };
     }
-    const activity = await storage.getActivity(job.accountId, job.slug);
+    const activity = (await storage.getActivity(job.accountId, job.slug)) as ActivityRecord | null;
     if (activity === null || activity.updatedAt === null) return null;
+    const jobPush = activityPush(activity, job.phase as ActivityPush['phase']);
+    const plan = await planBroadcast({ storage, broadcasters: this.deps.broadcasters ?? [], logger: this.deps.logger }, job, activity, jobPush);
+    const channels = plan?.channels;
     // One push object per phase, shared by every device of the job.
     const pushes = new Map<DeliveryPhase, ActivityPush>();
     const pushFor = (phase: DeliveryPhase): ActivityPush => {
       let push = pushes.get(phase);
-      if (push === undefined) pushes.set(phase, (push = activityPush(activity as ActivityRecord, phase as ActivityPush['phase'])));
+      if (push === undefined) {
+        push = activityPush(activity, phase as ActivityPush['phase']);
+        if (channels !== undefined) push.channels = channels;
+        pushes.set(phase, push);
+      }
       return push;
     };
-    return (deviceId) => transport.pushActivity(deviceId, pushFor(phaseFor(job, deviceId)));
+    return {
+      send: (deviceId) => transport.pushActivity(deviceId, pushFor(phaseFor(job, deviceId))),
+      reached: plan?.reached ?? [],
+      broadcast: plan === null ? null : pushFor(job.phase),
+    };
+  }
+
+  /**
+   * The devices to push to one by one: `devices` without those a broadcast reached, unless
+   * they are still owed a start (a start is per device:
+   * docs/contract/broadcast-channels.md#broadcast-start). Those reached that have a stream
+   * open here get the push on it.
+   */
+  private perDevice(job: DeliveryJob, sender: Sender, devices: readonly string[]): readonly string[] {
+    if (sender.reached.length === 0) return devices;
+    const reachedBy = (deviceId: string) => phaseFor(job, deviceId) !== 'start';
+    const stream = this.deps.deviceStream;
+    if (stream !== undefined && sender.broadcast !== null) {
+      for (const deviceId of stream.connectedIds()) {
+        if (holds(sender.reached, deviceId) && reachedBy(deviceId)) void stream.pushActivity(deviceId, sender.broadcast);
+      }
+    }
+    return withoutReached(devices, sender.reached, reachedBy);
   }
 
   /** Renews the lease a third of the way through it, as long as the run lasts: a long batch (a slow push service) keeps its job. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { collectDeadLetters, type DeadLetterSink } from '../delivery/dead-letter-sink.js';
 import { startJobPoller } from '../delivery/job-poller.js';
-import { JobRunner } from '../delivery/job-runner.js';
+import { JobRunner, type StreamReach } from '../delivery/job-runner.js';
 import { sendPaced } from '../delivery/paced-send.js';
 import type { Logger } from '../logger.js';
 import type { SafeObserver } from '../observer.js';
@@ -54,7 +54,7 @@ export interface DeviceFanout {
 interface FanoutDeps {
   storage: Storage;
   /** The reference deployment's device stream: never a dead letter (a device not connected gets a snapshot when it connects). */
-  deviceStream: DeviceTransport;
+  deviceStream: DeviceTransport & Partial<StreamReach>;
   /** The host's transports (APNs, FCM...), each with its own dead letters for its failures for good. */
   hosts?: readonly DeviceTransport[];
   clock: Clock;
@@ -93,6 +93,8 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     instanceId,
     leaseMs: options.leaseMs,
     hasReceivers,
+    broadcasters: sinks.map((sink) => sink.transport).filter((host) => host.broadcastActivity !== undefined),
+    deviceStream: streamReach(deps.deviceStream),
   });
   const inFlight = new Set<Promise<unknown>>();
   const dueClaims = new Map<string, { job: DeliveryJob; handle: unknown }>();
@@ -210,6 +212,13 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
       await handBack();
     },
   };
+}
+
+/** The device stream as a broadcast's devices reach it, when it can tell who is connected. */
+function streamReach(stream: DeviceTransport & Partial<StreamReach>): StreamReach | undefined {
+  const { connectedIds } = stream;
+  if (connectedIds === undefined) return undefined;
+  return { pushActivity: (deviceId, push) => stream.pushActivity(deviceId, push), connectedIds: () => connectedIds.call(stream) };
 }
 
 /** The host transports' sinks as one: each flushed and stopped (a failed flush keeps its letters for the next). */

@@ -15,6 +15,8 @@ export interface DeviceConnection {
 export interface SseDeviceTransport extends DeviceTransport {
   attach(deviceId: string, connection: DeviceConnection): () => void;
   connectedDevices(): number;
+  /** The devices with an open stream on this instance. */
+  connectedIds(): Iterable<string>;
 }
 
 /** `observer`, when given, is told of every push: delivered to an open stream, or not connected here. */
@@ -52,6 +54,7 @@ export function createSseDeviceTransport(observer?: SafeObserver): SseDeviceTran
       };
     },
     connectedDevices: () => connections.size,
+    connectedIds: () => connections.keys(),
   };
 }
 

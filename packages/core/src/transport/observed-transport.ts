@@ -41,9 +41,16 @@ export function observedTransport(transport: DeviceTransport, observer: SafeObse
     ] as const;
   const [activitySettled, activityFailed] = handlers('activity');
   const [widgetSettled, widgetFailed] = handlers('widget');
-  return {
+  return withBroadcast(transport, {
     name,
     pushActivity: (deviceId, push) => transport.pushActivity(deviceId, push).then(activitySettled, activityFailed),
     pushWidget: (deviceId, push) => transport.pushWidget(deviceId, push).then(widgetSettled, widgetFailed),
-  };
+  });
+}
+
+/** `wrapper` of `transport`, with the transport's `broadcastActivity` when it has one (a broadcast is not a device's push: nothing to observe or keep per device). */
+export function withBroadcast(transport: DeviceTransport, wrapper: DeviceTransport): DeviceTransport {
+  const { broadcastActivity } = transport;
+  if (broadcastActivity === undefined) return wrapper;
+  return { ...wrapper, broadcastActivity: (broadcast) => broadcastActivity.call(transport, broadcast) };
 }
