@@ -97,6 +97,9 @@ export async function newActivity(storage: Storage, accountId: string, template 
     live: false,
     content: null,
     updatedAt: null,
+    delivery: 'tokens',
+    frequentUpdates: false,
+    channels: { production: null, sandbox: null },
   };
 }
 

@@ -2,6 +2,7 @@ import { accountTests } from './concerns/accounts.js';
 import { activityTests } from './concerns/activities.js';
 import { activityQuotaTests } from './concerns/activity-quota.js';
 import { apnsRegistrationTests } from './concerns/apns-registrations.js';
+import { broadcastChannelTests } from './concerns/broadcast-channels.js';
 import { copyTests } from './concerns/copies.js';
 import { createIfAbsentTests } from './concerns/create-if-absent.js';
 import { credentialCheckTests } from './concerns/credential-checks.js';
@@ -51,6 +52,7 @@ export const storageConcerns = {
   deviceStreamSlots: { title: 'device-stream slots', define: deviceStreamSlotTests },
   shareEdges: { title: 'shares with devices of other accounts only', define: shareEdgeTests },
   fcmTokens: { title: 'FCM tokens', define: fcmTokenTests },
+  broadcastChannels: { title: 'broadcast channels and their followers', define: broadcastChannelTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

@@ -42,6 +42,7 @@ describe('runStorageConformance options', () => {
       'deviceStreamSlots',
       'shareEdges',
       'fcmTokens',
+      'broadcastChannels',
     ]);
   });
 });

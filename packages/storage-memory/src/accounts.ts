@@ -1,4 +1,5 @@
 import type { AccountStore } from '@tilecast/core/storage';
+import { releaseChannelsOf } from './channels.js';
 import { removeDevice } from './devices.js';
 import { copy, type MemoryState } from './state.js';
 import { removeWidget } from './widgets.js';
@@ -28,6 +29,7 @@ export function accountMethods(state: MemoryState): AccountStore {
         state.accountByToken.delete(account.tokenHash);
       }
       // Children go even when the account row is missing, so nothing can be orphaned.
+      for (const activity of state.activities.get(accountId)?.values() ?? []) releaseChannelsOf(state, activity);
       state.activities.delete(accountId);
       state.jobs.delete(accountId); // the activities' jobs; the widgets' go with them below
       for (const slug of [...(state.widgets.get(accountId)?.keys() ?? [])]) removeWidget(state, accountId, slug);

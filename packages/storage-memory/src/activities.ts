@@ -1,4 +1,5 @@
 import { forgetActivityPushTokens } from './apns.js';
+import { releaseChannelsOf } from './channels.js';
 import { removeJob, writeJob } from './delivery-jobs.js';
 import { isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
@@ -14,8 +15,12 @@ export function activityMethods(state: MemoryState): ActivityStore {
     async putActivity(definition) {
       const activities = inner(state.activities, definition.accountId);
       const existing = activities.get(definition.slug);
+      const delivery = definition.delivery ?? 'tokens';
+      const frequentUpdates = definition.frequentUpdates ?? false;
       if (existing && existing.template === definition.template) {
         existing.dismissalDelayS = definition.dismissalDelayS;
+        existing.delivery = delivery;
+        existing.frequentUpdates = frequentUpdates;
         return;
       }
       activities.set(definition.slug, {
@@ -27,13 +32,20 @@ export function activityMethods(state: MemoryState): ActivityStore {
         live: false,
         content: null,
         updatedAt: null,
+        delivery,
+        frequentUpdates,
+        // A changed template keeps the channels (the runner still deletes them after an end).
+        channels: existing?.channels ?? { production: null, sandbox: null },
       });
     },
 
     async deleteActivity(accountId, slug) {
       const activities = state.activities.get(accountId);
-      if (!activities?.delete(slug)) return false;
+      const activity = activities?.get(slug);
+      if (!activities || !activity) return false;
+      activities.delete(slug);
       if (activities.size === 0) state.activities.delete(accountId);
+      releaseChannelsOf(state, activity);
       forgetActivityPushTokens(state, accountId, slug);
       removeJob(state, accountId, 'activity', slug);
       return true;
@@ -78,7 +90,7 @@ export function activityMethods(state: MemoryState): ActivityStore {
       activity.updatedAt = isoTime(update.now);
       // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
       const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now);
-      return { ok: true, activity: { ...activity }, transition, job };
+      return { ok: true, activity: { ...activity, channels: { ...activity.channels } }, transition, job };
     },
   };
 }

@@ -1,10 +1,12 @@
 import type { ApnsStore, DeviceIdentity, DeviceRecord } from '@tilecast/core/storage';
+import { channelMethods, setFollower } from './channels.js';
 import { pairKey, type MemoryState } from './state.js';
 
 /** Every APNs token of the device goes (device removed, its token or account changed, `DELETE /device/push`). */
 export function forgetApnsOf(state: MemoryState, deviceId: string): void {
   state.apns.delete(deviceId);
   state.activityPushTokens.delete(deviceId);
+  setFollower(state, deviceId, null);
 }
 
 /** An activity removed: its update tokens on its account's devices go with it. */
@@ -24,14 +26,19 @@ function isStill(device: DeviceRecord | undefined, expected: DeviceIdentity | un
 
 export function apnsMethods(state: MemoryState): ApnsStore {
   return {
-    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }, condition) {
-      if (!isStill(state.devices.get(deviceId), condition?.ifDevice)) return false;
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets, channels }, condition) {
+      const device = state.devices.get(deviceId);
+      if (!isStill(device, condition?.ifDevice)) return false;
       const previous = state.apns.get(deviceId);
-      state.apns.set(deviceId, {
+      const registration = {
         environment,
         pushToStart: pushToStart === undefined ? (previous?.pushToStart ?? null) : pushToStart,
         widgets: widgets === undefined ? (previous?.widgets ?? null) : widgets,
-      });
+        // Left out: the stored flag stays (docs/contract/broadcast-channels.md#broadcast-device-flag).
+        channels: channels ?? previous?.channels ?? false,
+      };
+      state.apns.set(deviceId, registration);
+      setFollower(state, deviceId, registration.channels ? { accountId: device.accountId, environment } : null);
       return true;
     },
 
@@ -76,5 +83,7 @@ export function apnsMethods(state: MemoryState): ApnsStore {
       for (const [key, value] of tokens ?? []) if (value === token) tokens!.delete(key);
       if (tokens?.size === 0) state.activityPushTokens.delete(deviceId);
     },
+
+    ...channelMethods(state),
   };
 }

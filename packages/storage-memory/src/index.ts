@@ -37,6 +37,10 @@ export interface MemoryStorageStats {
   activityPushTokens: number;
   /** Devices with an FCM token. */
   fcmTokens: number;
+  /** Broadcast channel ids held by activities, over every environment. */
+  activityChannels: number;
+  /** Devices whose APNs registration follows broadcast channels. */
+  channelFollowers: number;
 }
 
 /** The in-memory `Storage`, plus a look at its size. */
@@ -68,6 +72,8 @@ function stats(state: MemoryState): MemoryStorageStats {
     apnsRegistrations: state.apns.size,
     activityPushTokens: sum([...state.activityPushTokens.values()].map((tokens) => tokens.size)),
     fcmTokens: state.fcmTokens.size,
+    activityChannels: state.channelHolders.size,
+    channelFollowers: state.followerOf.size,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { AccountFollowers, ChannelHolder, FollowerPlace } from './channels.js';
 import {
   writeRefusal,
   type AccountRecord,
@@ -88,6 +89,12 @@ export interface MemoryState {
   activityPushTokens: Map<string, Map<string, string>>;
   /** deviceId → its FCM registration token. */
   fcmTokens: Map<string, string>;
+  /** Broadcast channel id → the activity and environment holding it (one at most). */
+  channelHolders: Map<string, ChannelHolder>;
+  /** accountId → the devices following channels, by environment. */
+  channelFollowers: Map<string, AccountFollowers>;
+  /** deviceId → where it is filed in `channelFollowers`, while it follows channels. */
+  followerOf: Map<string, FollowerPlace>;
 }
 
 /**
@@ -137,6 +144,9 @@ export function createState(): MemoryState {
     apns: new Map(),
     activityPushTokens: new Map(),
     fcmTokens: new Map(),
+    channelHolders: new Map(),
+    channelFollowers: new Map(),
+    followerOf: new Map(),
   };
 }
 

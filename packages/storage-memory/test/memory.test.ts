@@ -22,6 +22,8 @@ const empty: MemoryStorageStats = {
   apnsRegistrations: 0,
   activityPushTokens: 0,
   fcmTokens: 0,
+  activityChannels: 0,
+  channelFollowers: 0,
 };
 
 describe('memory storage', () => {
@@ -54,8 +56,10 @@ describe('memory storage', () => {
     await storage.acquireDeviceStreamSlot('acme-phone', 'lease', { max: 4, now: T0, ttlMs: 1_000 });
     await storage.setFcmToken('acme-phone', 'acme-phone:fcm');
     await storage.setFcmToken('other-phone', 'other-phone:fcm');
+    await storage.setActivityChannel('acme', 'build', 'sandbox', 'acme-channel');
+    await storage.setApnsRegistration('acme-phone', { environment: 'sandbox', channels: true });
 
-    expect(storage.stats().deliveryJobs).toBe(3);
+    expect(storage.stats()).toMatchObject({ deliveryJobs: 3, activityChannels: 1, channelFollowers: 1 });
 
     await storage.deleteAccount('acme');
 
@@ -145,6 +149,36 @@ describe('memory storage', () => {
     expect(storage.stats().deliveryJobs).toBe(1);
     expect(await storage.deleteActivity('acme', 'panel')).toBe(true);
     expect(storage.stats().deliveryJobs).toBe(0);
+  });
+
+  it('lists channel followers in code-unit order through any mix of registrations and removals', async () => {
+    const storage = createMemoryStorage();
+    await storage.upsertAccount({ id: 'acme', tokenHash: hash(1), subscription: 'active', activityQuota: 1 });
+    const expected = { production: new Set<string>(), sandbox: new Set<string>() };
+    const ids = ['b', 'a', 'B', 'é', 'aa', '\u{1F600}', '\uFF21', 'z', '0', 'ab', 'A'];
+    for (const [i, id] of ids.entries()) await storage.upsertDevice({ id, accountId: 'acme', tokenHash: hash(100 + i) });
+    // A fixed pseudo-random walk: follow, move, stop following, re-follow and remove, listing in between.
+    let seed = 7;
+    for (let step = 0; step < 400; step++) {
+      seed = (seed * 48_271) % 2_147_483_647;
+      const id = ids[seed % ids.length]!;
+      const environment = seed % 3 === 0 ? 'production' : 'sandbox';
+      const action = (seed >> 4) % 4;
+      expected.production.delete(id);
+      expected.sandbox.delete(id);
+      if (action === 0) await storage.removeApnsRegistration(id);
+      else if (action === 1) await storage.setApnsRegistration(id, { environment, channels: false });
+      else {
+        await storage.setApnsRegistration(id, { environment, channels: true });
+        expected[environment].add(id);
+      }
+      if (step % 3 === 0) {
+        const sorted = (set: Set<string>) => [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(await storage.listChannelFollowers('acme', ['sandbox'])).toEqual(sorted(expected.sandbox));
+        expect(await storage.listChannelFollowers('acme', ['production', 'sandbox'])).toEqual(sorted(new Set([...expected.production, ...expected.sandbox])));
+      }
+    }
+    expect(storage.stats().channelFollowers).toBe(expected.production.size + expected.sandbox.size);
   });
 
   it('refuses a token hash that belongs to another account or device', async () => {

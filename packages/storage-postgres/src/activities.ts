@@ -12,9 +12,14 @@ interface ActivityRow {
   live: boolean;
   content: unknown;
   updated_at: string | number | null;
+  delivery: ActivityRecord['delivery'];
+  frequent_updates: boolean;
+  channel_production: string | null;
+  channel_sandbox: string | null;
 }
 
-const COLUMNS = 'account_id, slug, template, dismissal_delay_s, state, live, content, updated_at';
+const COLUMNS =
+  'account_id, slug, template, dismissal_delay_s, state, live, content, updated_at, delivery, frequent_updates, channel_production, channel_sandbox';
 
 const toActivity = (row: ActivityRow): ActivityRecord => ({
   accountId: row.account_id,
@@ -25,6 +30,9 @@ const toActivity = (row: ActivityRow): ActivityRecord => ({
   live: row.live,
   content: row.content ?? null,
   updatedAt: row.updated_at === null ? null : isoTime(num(row.updated_at)),
+  delivery: row.delivery,
+  frequentUpdates: row.frequent_updates,
+  channels: { production: row.channel_production, sandbox: row.channel_sandbox },
 });
 
 /** What an update pushed somewhere reads back: the activity and its new job's generation, `startAbove` and due time. */
@@ -44,22 +52,32 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
      SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
   );
   return {
-    // One statement: a changed template resets state, liveness and content.
+    // One statement: a changed template resets state, liveness and content. The channels
+    // stay, whatever changes (the runner deletes them after an end).
     async putActivity(definition) {
       await db.query(
-        `INSERT INTO ${t.activities} AS cur (${COLUMNS}) VALUES ($1, $2, $3, $4, 'IDLE', false, NULL, NULL)
+        `INSERT INTO ${t.activities} AS cur (${COLUMNS}) VALUES ($1, $2, $3, $4, 'IDLE', false, NULL, NULL, $5, $6, NULL, NULL)
          ON CONFLICT (account_id, slug) DO UPDATE SET
            dismissal_delay_s = EXCLUDED.dismissal_delay_s,
+           delivery = EXCLUDED.delivery,
+           frequent_updates = EXCLUDED.frequent_updates,
            template = EXCLUDED.template,
            state = CASE WHEN cur.template = EXCLUDED.template THEN cur.state ELSE 'IDLE' END,
            live = CASE WHEN cur.template = EXCLUDED.template THEN cur.live ELSE false END,
            content = CASE WHEN cur.template = EXCLUDED.template THEN cur.content ELSE NULL END,
            updated_at = CASE WHEN cur.template = EXCLUDED.template THEN cur.updated_at ELSE NULL END`,
-        [definition.accountId, definition.slug, definition.template, definition.dismissalDelayS],
+        [
+          definition.accountId,
+          definition.slug,
+          definition.template,
+          definition.dismissalDelayS,
+          definition.delivery ?? 'tokens',
+          definition.frequentUpdates ?? false,
+        ],
       );
     },
 
-    // Its job and update tokens go with it (ON DELETE CASCADE).
+    // Its job, update tokens and channel ids go with it (ON DELETE CASCADE).
     async deleteActivity(accountId, slug) {
       const result = await db.query(`DELETE FROM ${t.activities} WHERE account_id = $1 AND slug = $2`, [accountId, slug]);
       return (result.rowCount ?? 0) > 0;

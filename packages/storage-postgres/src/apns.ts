@@ -1,35 +1,42 @@
 import type { ApnsEnvironment, ApnsRegistration, ApnsStore } from '@tilecast/core/storage';
+import { channelMethods } from './channels.js';
 import { type Ctx, insertedAny } from './db.js';
 
 interface RegistrationRow {
   environment: ApnsEnvironment;
   push_to_start: string | null;
   widgets: string | null;
+  channels: boolean;
 }
 
 const toRegistration = (row: RegistrationRow): ApnsRegistration => ({
   environment: row.environment,
   pushToStart: row.push_to_start,
   widgets: row.widgets,
+  channels: row.channels,
 });
 
-export function apnsMethods({ db, t }: Ctx): ApnsStore {
+export function apnsMethods(ctx: Ctx): ApnsStore {
+  const { db, t } = ctx;
   return {
     // The device row is locked (FOR SHARE) by the write that checks it: a concurrent
     // `upsertDevice` or `deleteDevice` either waits for this write and then removes what it
     // wrote, or goes first and this write re-reads the changed row and writes nothing.
-    async setApnsRegistration(deviceId, { environment, pushToStart, widgets }, condition) {
+    // A `channels` left out keeps the stored flag, false for a new registration
+    // (docs/contract/broadcast-channels.md#broadcast-device-flag).
+    async setApnsRegistration(deviceId, { environment, pushToStart, widgets, channels }, condition) {
       const expected = condition?.ifDevice;
       return insertedAny(
         db.query(
-          `INSERT INTO ${t.apnsRegistrations} (device_id, environment, push_to_start, widgets)
-           SELECT id, $2, $3, $4 FROM ${t.devices}
+          `INSERT INTO ${t.apnsRegistrations} (device_id, environment, push_to_start, widgets, channels)
+           SELECT id, $2, $3, $4, COALESCE($9::boolean, false) FROM ${t.devices}
            WHERE id = $1 AND ($7::text IS NULL OR (account_id = $7 AND token_hash = $8))
            FOR SHARE
            ON CONFLICT (device_id) DO UPDATE SET
              environment = EXCLUDED.environment,
              push_to_start = CASE WHEN $5::boolean THEN EXCLUDED.push_to_start ELSE ${t.apnsRegistrations}.push_to_start END,
-             widgets = CASE WHEN $6::boolean THEN EXCLUDED.widgets ELSE ${t.apnsRegistrations}.widgets END`,
+             widgets = CASE WHEN $6::boolean THEN EXCLUDED.widgets ELSE ${t.apnsRegistrations}.widgets END,
+             channels = COALESCE($9::boolean, ${t.apnsRegistrations}.channels)`,
           [
             deviceId,
             environment,
@@ -39,15 +46,17 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
             widgets !== undefined,
             expected?.accountId ?? null,
             expected?.tokenHash ?? null,
+            channels ?? null,
           ],
         ),
       );
     },
 
     async getApnsRegistration(deviceId) {
-      const { rows } = await db.query<RegistrationRow>(`SELECT environment, push_to_start, widgets FROM ${t.apnsRegistrations} WHERE device_id = $1`, [
-        deviceId,
-      ]);
+      const { rows } = await db.query<RegistrationRow>(
+        `SELECT environment, push_to_start, widgets, channels FROM ${t.apnsRegistrations} WHERE device_id = $1`,
+        [deviceId],
+      );
       return rows[0] ? toRegistration(rows[0]) : null;
     },
 
@@ -117,5 +126,7 @@ export function apnsMethods({ db, t }: Ctx): ApnsStore {
         [deviceId, token],
       );
     },
+
+    ...channelMethods(ctx),
   };
 }

@@ -44,12 +44,12 @@ export function createIfAbsentMethod({ db, t }: Ctx): SeedStore {
         );
       }
       case 'activity': {
-        const { accountId, slug, template, dismissalDelayS } = record.definition;
+        const { accountId, slug, template, dismissalDelayS, delivery = 'tokens', frequentUpdates = false } = record.definition;
         return db.query(
-          `INSERT INTO ${t.activities} (account_id, slug, template, dismissal_delay_s, state, live, content, updated_at)
-           VALUES ($1, $2, $3, $4, 'IDLE', false, NULL, NULL)
+          `INSERT INTO ${t.activities} (account_id, slug, template, dismissal_delay_s, state, live, content, updated_at, delivery, frequent_updates)
+           VALUES ($1, $2, $3, $4, 'IDLE', false, NULL, NULL, $5, $6)
            ON CONFLICT (account_id, slug) DO NOTHING`,
-          [accountId, slug, template, dismissalDelayS],
+          [accountId, slug, template, dismissalDelayS, delivery, frequentUpdates],
         );
       }
       case 'widget': {

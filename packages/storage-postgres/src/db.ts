@@ -79,6 +79,8 @@ export interface Tables {
   /** The sequence every job generation is drawn from. */
   deliveryGenerations: string;
   deadLetters: string;
+  /** Which activity and environment each broadcast channel id belongs to. */
+  activityChannels: string;
   migrations: string;
 }
 
@@ -107,6 +109,7 @@ export function tables(schema: string): Tables {
     deliveryJobs: `${q}.delivery_jobs`,
     deliveryGenerations: `${q}.delivery_generations`,
     deadLetters: `${q}.dead_letters`,
+    activityChannels: `${q}.activity_channels`,
     migrations: `${q}.migrations`,
   };
 }

@@ -246,6 +246,38 @@ const MIGRATIONS: Migration[] = [
       `CREATE INDEX dead_letters_account_at ON ${t.deadLetters} (account_id, at, id)`,
     ],
   },
+  {
+    version: 6,
+    name: 'broadcast channels',
+    statements: (t) => [
+      // docs/contract/broadcast-channels.md#broadcast-activity-delivery: existing activities
+      // keep per-token delivery. The channel ids are read with the row (every update returns
+      // them); `activity_channels` below keeps each id unique.
+      `ALTER TABLE ${t.activities}
+         ADD COLUMN delivery text NOT NULL DEFAULT 'tokens' CONSTRAINT activities_delivery CHECK (delivery IN ('tokens', 'broadcast')),
+         ADD COLUMN frequent_updates boolean NOT NULL DEFAULT false,
+         ADD COLUMN channel_production text,
+         ADD COLUMN channel_sandbox text`,
+      // One row per channel id an activity holds: the primary key makes an id belong to one
+      // activity and environment (docs/contract/broadcast-channels.md#broadcast-channel-on-start),
+      // and the rows go with their activity (ON DELETE CASCADE), as its columns do. A
+      // replaced id is claimed here before the old one is released (no unique key per
+      // environment, which that order would break): the activity's column holds one.
+      `CREATE TABLE ${t.activityChannels} (
+        channel_id text PRIMARY KEY,
+        account_id text NOT NULL,
+        slug text NOT NULL,
+        environment text NOT NULL CONSTRAINT activity_channels_environment CHECK (environment IN ('production', 'sandbox')),
+        FOREIGN KEY (account_id, slug) REFERENCES ${t.activities} (account_id, slug) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX activity_channels_activity ON ${t.activityChannels} (account_id, slug)`,
+      // docs/contract/broadcast-channels.md#broadcast-device-flag: existing registrations do not follow channels.
+      `ALTER TABLE ${t.apnsRegistrations} ADD COLUMN channels boolean NOT NULL DEFAULT false`,
+      // The followers of a broadcast, listed on every update, are found without reading the
+      // registrations of devices that follow nothing.
+      `CREATE INDEX apns_registrations_channels ON ${t.apnsRegistrations} (device_id) WHERE channels`,
+    ],
+  },
 ];
 
 /** The newest migration version this package knows. */

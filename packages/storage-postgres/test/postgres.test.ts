@@ -35,8 +35,19 @@ const W = 2_000;
 
 let backend: Backend;
 
+/** Back to version 5 as released: no broadcast channels, delivery or channel flags. */
+async function undoVersion6(schema: string): Promise<void> {
+  await backend.admin.query(`DROP TABLE "${schema}".activity_channels`);
+  await backend.admin.query(
+    `ALTER TABLE "${schema}".activities DROP COLUMN delivery, DROP COLUMN frequent_updates, DROP COLUMN channel_production, DROP COLUMN channel_sandbox`,
+  );
+  await backend.admin.query(`ALTER TABLE "${schema}".apns_registrations DROP COLUMN channels`);
+  await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 6`);
+}
+
 /** Back to version 3 as released: no delivery jobs or dead letters, and the throttle windows of version 1. */
 async function undoVersion5(schema: string): Promise<void> {
+  await undoVersion6(schema);
   await backend.admin.query(`DROP TABLE "${schema}".delivery_jobs, "${schema}".dead_letters`);
   await backend.admin.query(`DROP SEQUENCE "${schema}".delivery_generations`);
   await backend.admin.query(`CREATE TABLE "${schema}".throttle_windows (
@@ -64,10 +75,10 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('migrations', () => {
     it('are versioned and idempotent', async () => {
       const schema = newSchema('mig');
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3, 4, 5], version: 5 });
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [1, 2, 3, 4, 5, 6], version: 6 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [], version: 6 });
       const { rows } = await backend.admin.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3, 4, 5]);
+      expect(rows.map((row) => Number(row.version))).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('upgrade a version 1 schema with data to APNs registrations (version 2)', async () => {
@@ -80,11 +91,11 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       );
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3, 4, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [2, 3, 4, 5, 6], version: 6 });
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       expect(await store.getDevice('phone')).toEqual({ id: 'phone', accountId: 'acme', tokenHash: 'b'.repeat(64) });
       expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
-      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
+      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64), channels: false });
     });
 
     it("upgrade a version 2 schema to device-stream leases (version 3), dropping the shares with devices of the widget's own account", async () => {
@@ -103,7 +114,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await backend.admin.query(
         `INSERT INTO "${schema}".widget_shares (account_id, slug, device_id) VALUES ('acme', 'lights', 'own-phone'), ('acme', 'lights', 'guest-phone')`,
       );
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3, 4, 5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [3, 4, 5, 6], version: 6 });
       expect(await store.listWidgetShares('acme', 'lights')).toEqual(['guest-phone']);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'slot', { max: 1, now: 1, ttlMs: 1_000 })).toBe(true);
       expect(await store.acquireDeviceStreamSlot('own-phone', 'other', { max: 1, now: 1, ttlMs: 1_000 })).toBe(false);
@@ -117,10 +128,13 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await backend.admin.query(`DROP TABLE "${schema}".fcm_tokens`);
       await backend.admin.query(`DELETE FROM "${schema}".migrations WHERE version = 4`);
       await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
+      // As a version 3 store wrote it (without the channels flag of version 6).
+      await backend.admin.query(`INSERT INTO "${schema}".apns_registrations (device_id, environment, widgets) VALUES ('phone', 'sandbox', $1)`, [
+        'c'.repeat(64),
+      ]);
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
-      expect(await store.setApnsRegistration('phone', { environment: 'sandbox', widgets: 'c'.repeat(64) })).toBe(true);
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [4, 5], version: 5 });
-      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64) });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [4, 5, 6], version: 6 });
+      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: 'c'.repeat(64), channels: false });
       expect(await store.getFcmToken('phone')).toBeNull();
       expect(await store.setFcmToken('phone', 'fcm:Token_1-a')).toBe(true);
       expect(await store.getFcmToken('phone')).toBe('fcm:Token_1-a');
@@ -136,7 +150,7 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       await backend.admin.query(`INSERT INTO "${schema}".throttle_windows VALUES ('acme/lights', 1, 2000, true, 'owner')`);
       const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
       await store.putWidget({ accountId: 'acme', slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
-      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [5], version: 5 });
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [5, 6], version: 6 });
       const { rows } = await backend.admin.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [`"${schema}".throttle_windows`]);
       expect(rows).toEqual([{ present: false }]);
       const result = await store.setWidgetContent('acme', 'lights', { content: { on: true }, staleAfter: undefined, now: T0 });
@@ -145,6 +159,54 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
         { accountId: 'acme', kind: 'widget', slug: 'lights', deviceId: 'phone', transport: 'apns', reason: 'refused: BadTopic', at: T0 },
       ]);
       expect(await store.listDeadLetters({ limit: 10 })).toHaveLength(1);
+    });
+
+    it('upgrade a version 5 schema with activities and registrations to broadcast channels (version 6)', async () => {
+      const schema = newSchema('mig6');
+      await migrate(backend.admin, { schema });
+      await undoVersion6(schema);
+      await backend.admin.query(
+        `INSERT INTO "${schema}".activities (account_id, slug, template, dismissal_delay_s, state, live, content, updated_at)
+         VALUES ('acme', 'build', 'progress', 30, 'ONGOING', true, '{"a":1}', $1)`,
+        [T0],
+      );
+      await backend.admin.query(`INSERT INTO "${schema}".devices (id, account_id, token_hash) VALUES ('phone', 'acme', $1)`, ['b'.repeat(64)]);
+      await backend.admin.query(`INSERT INTO "${schema}".apns_registrations (device_id, environment, widgets) VALUES ('phone', 'production', $1)`, [
+        'c'.repeat(64),
+      ]);
+      expect(await migrate(backend.admin, { schema })).toEqual({ applied: [6], version: 6 });
+      const store = createPostgresStorage({ pool: backend.admin, schema, listen: false });
+      // What was there keeps per-token delivery, holds no channel and follows none.
+      expect(await store.getActivity('acme', 'build')).toMatchObject({
+        live: true,
+        content: { a: 1 },
+        delivery: 'tokens',
+        frequentUpdates: false,
+        channels: { production: null, sandbox: null },
+      });
+      expect(await store.getApnsRegistration('phone')).toEqual({ environment: 'production', pushToStart: null, widgets: 'c'.repeat(64), channels: false });
+      expect(await store.listChannelFollowers('acme', ['production'])).toEqual([]);
+      expect(await store.setApnsRegistration('phone', { environment: 'production', channels: true })).toBe(true);
+      expect(await store.listChannelFollowers('acme', ['production'])).toEqual(['phone']);
+      expect(await store.setActivityChannel('acme', 'build', 'production', 'chan-1')).toBe(true);
+      expect(await store.listActivityChannels()).toEqual([
+        {
+          accountId: 'acme',
+          slug: 'build',
+          environment: 'production',
+          channelId: 'chan-1',
+          live: true,
+          updatedAt: new Date(T0).toISOString(),
+          dismissalDelayS: 30,
+        },
+      ]);
+      // The table refuses what the store never writes: an id twice, an unknown delivery.
+      await expect(
+        backend.admin.query(
+          `INSERT INTO "${schema}".activity_channels (channel_id, account_id, slug, environment) VALUES ('chan-1', 'acme', 'build', 'sandbox')`,
+        ),
+      ).rejects.toThrow();
+      await expect(backend.admin.query(`UPDATE "${schema}".activities SET delivery = 'carrier-pigeon'`)).rejects.toThrow();
     });
 
     it('readSchemaVersion answers 0 for a schema never migrated, then the version migrate reached, creating nothing', async () => {
@@ -164,8 +226,8 @@ describe(`storage-postgres (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
       const schema = newSchema('migc');
       const pools = Array.from({ length: 4 }, () => backend.newPool());
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5], version: 5 }]);
-      expect(results.every((r) => r.version === 5)).toBe(true);
+      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5, 6], version: 6 }]);
+      expect(results.every((r) => r.version === 6)).toBe(true);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {

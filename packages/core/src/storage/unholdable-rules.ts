@@ -189,6 +189,16 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   // A token no store holds is never the one held: nothing to forget.
   forgetActivityPushToken: { keys: [true, true, true, { ifToken: true }], absent: DONE },
   removeApnsToken: { keys: [true, true], absent: DONE },
+  // A condition on a channel id no store can hold never holds; such a channel id is never
+  // recorded (docs/contract/broadcast-channels.md#broadcast-channel-on-start).
+  setActivityChannel: {
+    keys: [true, true, null, null, { ifChannel: true }],
+    absent: FALSE,
+    values: [null, null, null, true],
+    exists: async (storage, accountId, slug) => (await storage.getActivity(accountId, slug)) !== null,
+  },
+  listActivityChannels: 'no strings',
+  listChannelFollowers: { keys: [true], absent: NONE },
 
   // ── FCM tokens: as the APNs registration; a token no store can hold is never the one held
   setFcmToken: {

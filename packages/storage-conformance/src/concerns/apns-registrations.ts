@@ -24,13 +24,13 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.getApnsRegistration(device.id)).toBeNull();
     const [start, widgets, next] = [apnsToken(), apnsToken(), apnsToken()];
     expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: start })).toBe(true);
-    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null });
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null, channels: false });
     expect(await peer.setApnsRegistration(device.id, { environment: 'production', widgets })).toBe(true);
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: start, widgets });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: start, widgets, channels: false });
     expect(await storage.setApnsRegistration(device.id, { environment: 'production', pushToStart: null, widgets: next })).toBe(true);
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: next });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: next, channels: false });
     expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox' })).toBe(true);
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: next });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: next, channels: false });
   });
 
   it('setApnsRegistration is false and writes nothing for a device that does not exist', async () => {
@@ -48,7 +48,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
     const read = (await storage.getApnsRegistration(device.id)) as ApnsRegistration;
     read.widgets = null;
     read.environment = 'production';
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets, channels: false });
   });
 
   it("setActivityPushToken stores one token per device and activity, replacing; false for a missing device, a missing activity or another account's activity", async () => {
@@ -99,14 +99,14 @@ export function apnsRegistrationTests(get: GetHandles): void {
     await storage.setActivityPushToken(device.id, account.id, second.slug, update);
     await peer.removeApnsToken(device.id, dead);
     for (const handle of [storage, peer]) {
-      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: kept });
+      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: kept, channels: false });
       expect(await handle.getActivityPushToken(device.id, account.id, activity.slug)).toBeNull();
       expect(await handle.getActivityPushToken(device.id, account.id, second.slug)).toBe(update);
     }
     await storage.removeApnsToken(device.id, kept);
     await storage.removeApnsToken(device.id, apnsToken()); // not held: a no-op
     await storage.removeApnsToken(uid('missing'), kept);
-    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: null });
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets: null, channels: false });
     expect(await peer.getActivityPushToken(device.id, account.id, second.slug)).toBe(update);
   });
 
@@ -193,7 +193,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
     const [start, update] = [apnsToken(), apnsToken()];
     expect(await storage.setApnsRegistration(device.id, { environment: 'sandbox', pushToStart: start }, asAuthenticated)).toBe(true);
     expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, update, asAuthenticated)).toBe(true);
-    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null });
+    expect(await peer.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null, channels: false });
 
     // The token was rotated after the request authenticated: nothing of the old app's is written.
     await peer.upsertDevice({ ...device, tokenHash: randomHash() });
@@ -239,7 +239,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.setActivityPushToken(device.id, account.id, activity.slug, update, current)).toBe(true);
     expect(await peer.removeApnsRegistration(device.id, asAuthenticated)).toBe(false);
     for (const handle of [storage, peer]) {
-      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets });
+      expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets, channels: false });
       expect(await handle.getActivityPushToken(device.id, account.id, activity.slug)).toBe(update);
     }
     // Removed: no identity holds; without one, a removal of nothing is made.
@@ -268,7 +268,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
         remover.removeApnsRegistration(device.id, stale),
       ]);
       for (const handle of [handles.storage, handles.peer]) {
-        expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets });
+        expect(await handle.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets, channels: false });
       }
     }
   });
@@ -351,7 +351,7 @@ export function apnsRegistrationTests(get: GetHandles): void {
         expect(await storage.removeApnsRegistration(device.id, { ifDevice })).toBe(false);
       }
     }
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token, channels: false });
     expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBe(token);
   });
 }

@@ -12,6 +12,9 @@ const N = 40;
 /** Rounds of the same-token race, each with a new record. */
 const ROUNDS = 200;
 
+/** What a new activity holds besides its definition. */
+const NEW_ACTIVITY = { state: 'IDLE', live: false, content: null, updatedAt: null, channels: { production: null, sandbox: null } } as const;
+
 export function createIfAbsentTests(get: GetHandles): void {
   it('creates each kind of record when absent, as its upsert would', async () => {
     const { storage } = get();
@@ -20,9 +23,16 @@ export function createIfAbsentTests(get: GetHandles): void {
     expect(await storage.getAccount(account.id)).toEqual(account);
     expect(await storage.findAccountByTokenHash(account.tokenHash)).toEqual(account);
 
-    const activity = { accountId: account.id, slug: uid('act'), template: 'progress', dismissalDelayS: 7 };
+    const activity = {
+      accountId: account.id,
+      slug: uid('act'),
+      template: 'progress',
+      dismissalDelayS: 7,
+      delivery: 'broadcast' as const,
+      frequentUpdates: true,
+    };
     expect(await storage.createIfAbsent({ kind: 'activity', definition: activity })).toBe(true);
-    expect(await storage.getActivity(account.id, activity.slug)).toEqual({ ...activity, state: 'IDLE', live: false, content: null, updatedAt: null });
+    expect(await storage.getActivity(account.id, activity.slug)).toEqual({ ...activity, ...NEW_ACTIVITY });
 
     const widget = { accountId: account.id, slug: uid('wid'), template: 'gauge', staleAfter: 120, privacy: 'hidden_when_locked' as const };
     expect(await storage.createIfAbsent({ kind: 'widget', definition: widget })).toBe(true);
@@ -63,7 +73,7 @@ export function createIfAbsentTests(get: GetHandles): void {
     expect(before).toMatchObject({ live: true, state: 'ONGOING', content });
 
     for (const template of ['progress', 'countdown']) {
-      const definition = { accountId: account.id, slug: activity.slug, template, dismissalDelayS: 999 };
+      const definition = { accountId: account.id, slug: activity.slug, template, dismissalDelayS: 999, delivery: 'broadcast' as const, frequentUpdates: true };
       expect(await storage.createIfAbsent({ kind: 'activity', definition })).toBe(false);
     }
     expect(await storage.getActivity(account.id, activity.slug)).toEqual(before);
@@ -150,11 +160,18 @@ export function createIfAbsentTests(get: GetHandles): void {
       (i) => accounts[i],
     );
 
-    const activities = Array.from({ length: N }, (_, i) => ({ accountId: owner.id, slug: id, template: 'progress', dismissalDelayS: i }));
+    const activities = Array.from({ length: N }, (_, i) => ({
+      accountId: owner.id,
+      slug: id,
+      template: 'progress',
+      dismissalDelayS: i,
+      delivery: i % 2 === 0 ? ('tokens' as const) : ('broadcast' as const),
+      frequentUpdates: i % 3 === 0,
+    }));
     await race(
       (i) => ({ kind: 'activity', definition: activities[i]! }),
       (s) => s.getActivity(owner.id, id),
-      (i) => ({ ...activities[i], state: 'IDLE', live: false, content: null, updatedAt: null }),
+      (i) => ({ ...activities[i], ...NEW_ACTIVITY }),
     );
 
     const widgets = Array.from({ length: N }, (_, i) => ({

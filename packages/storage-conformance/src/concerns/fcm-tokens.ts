@@ -88,7 +88,7 @@ export function fcmTokenTests(get: GetHandles): void {
     expect(await storage.getFcmToken(device.id)).toBe(token);
     await storage.setApnsRegistration(device.id, { environment: 'production', widgets });
     expect(await peer.removeFcmToken(device.id, identity(device))).toBe(true);
-    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets });
+    expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'production', pushToStart: null, widgets, channels: false });
     expect(await storage.getFcmToken(device.id)).toBeNull();
   });
 
