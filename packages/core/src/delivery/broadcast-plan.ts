@@ -32,12 +32,7 @@ export interface BroadcastPlanDeps {
  * batch (cursor past the start) does not broadcast again: its first run did, before any
  * device. Null for token delivery, or without a transport that broadcasts.
  */
-export async function planBroadcast(
-  deps: BroadcastPlanDeps,
-  job: DeliveryJob,
-  activity: ActivityRecord,
-  push: ActivityPush,
-): Promise<BroadcastPlan | null> {
+export async function planBroadcast(deps: BroadcastPlanDeps, job: DeliveryJob, activity: ActivityRecord, push: ActivityPush): Promise<BroadcastPlan | null> {
   if (activity.delivery !== 'broadcast' || deps.broadcasters.length === 0) return null;
   let channels = activity.channels;
   let covered: ApnsEnvironment[] = [];
@@ -46,7 +41,12 @@ export async function planBroadcast(
     // A start always asks: the transport also retires the channels of the activity's last run.
     if (push.phase === 'start' || environments.length > 0) {
       for (const broadcaster of deps.broadcasters) {
-        const result = await broadcastWith(deps.logger, broadcaster, { push: { ...push, channels }, frequentUpdates: activity.frequentUpdates, environments }, channels);
+        const result = await broadcastWith(
+          deps.logger,
+          broadcaster,
+          { push: { ...push, channels }, frequentUpdates: activity.frequentUpdates, environments },
+          channels,
+        );
         channels = result.channels;
         covered = union(covered, result.covered);
       }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
 import type { CoreRequest } from '../../src/adapter.js';
 import { holds, withoutReached } from '../../src/delivery/broadcast-plan.js';
+import { JobRunner, type StreamReach } from '../../src/delivery/job-runner.js';
 import {
   type ActivityBroadcast,
   type ActivityPush,
@@ -59,13 +60,20 @@ function broadcastingTransport(storage: Storage, options: { failBroadcasts?: boo
 const DEVICES = ['d0', 'd1', 'd2', 'd3', 'd4', 'd5'];
 /** d0–d2 follow channels in production, d3 in sandbox, d4 registered without channels, d5 has no APNs registration. */
 async function seeded(storage: Storage, transport: DeviceTransport, delivery: 'tokens' | 'broadcast' = 'broadcast') {
-  const tilecast = createTilecast({ storage, transport, clock: createManualClock(), logger: silentLogger, purgeIntervalMs: 0, delivery: { instanceId: 'a', pollMs: 0 } });
+  const tilecast = createTilecast({
+    storage,
+    transport,
+    clock: createManualClock(),
+    logger: silentLogger,
+    purgeIntervalMs: 0,
+    delivery: { instanceId: 'a', pollMs: 0 },
+  });
   const { token } = await tilecast.management.createAccount({ id: 'acme' });
   for (const id of DEVICES) await tilecast.management.registerDevice({ id, account: 'acme' });
   for (const id of ['d0', 'd1', 'd2']) await storage.setApnsRegistration(id, { environment: 'production', pushToStart: 'aa11', channels: true });
   await storage.setApnsRegistration('d3', { environment: 'sandbox', pushToStart: 'bb22', channels: true });
   await storage.setApnsRegistration('d4', { environment: 'production', pushToStart: 'cc33' });
-  await tilecast.management.createActivity({ account: 'acme', slug: 'game', template: 'progress', delivery });
+  await storage.putActivity({ accountId: 'acme', slug: 'game', template: 'progress', dismissalDelayS: 0, delivery });
   return { tilecast, token };
 }
 
@@ -124,6 +132,7 @@ describe('broadcast activities (docs/contract/broadcast-channels.md)', () => {
     const { transport, pushes } = broadcastingTransport(storage, { throws: true });
     const { tilecast, token } = await seeded(storage, transport);
     await tilecast.handle(patch(token, 'ONGOING', 1));
+    await tilecast.idle();
     await tilecast.handle(patch(token, 'ONGOING', 2));
     await tilecast.idle();
     expect(devicesOf(pushes.filter((p) => p.push.phase === 'update'))).toEqual(DEVICES);
@@ -135,12 +144,75 @@ describe('broadcast activities (docs/contract/broadcast-channels.md)', () => {
     const { transport, broadcasts, pushes } = broadcastingTransport(storage);
     const { tilecast, token } = await seeded(storage, transport, 'tokens');
     await tilecast.handle(patch(token, 'ONGOING', 1));
+    await tilecast.idle();
     await tilecast.handle(patch(token, 'ONGOING', 2));
     await tilecast.idle();
     expect(broadcasts).toEqual([]);
     expect(pushes.filter((p) => p.push.channels !== undefined)).toEqual([]);
     expect(devicesOf(pushes.filter((p) => p.push.phase === 'update'))).toEqual(DEVICES);
     await tilecast.close();
+  });
+});
+
+describe('a broadcast job run by the runner', () => {
+  /** The store with the account's devices (d0–d2 following production channels), the activity live, and its update's job claimed. */
+  async function claimedUpdate(storage: Storage, cursor: string) {
+    await storage.upsertAccount({ id: 'acme', tokenHash: 'h', subscription: 'active', activityQuota: 5 });
+    for (const id of DEVICES) await storage.upsertDevice({ id, accountId: 'acme', tokenHash: `h-${id}` });
+    for (const id of ['d0', 'd1', 'd2']) await storage.setApnsRegistration(id, { environment: 'production', channels: true });
+    await storage.putActivity({ accountId: 'acme', slug: 'game', template: 'progress', dismissalDelayS: 0, delivery: 'broadcast' });
+    const content = { template: 'progress', progress: { value: 0.1 } };
+    await storage.applyActivityUpdate('acme', 'game', { state: 'ONGOING', content, now: 1 });
+    const instance = { instanceId: 'a', now: 2, leaseMs: 30_000 };
+    const start = (await storage.claimDueDeliveryJobs({ ...instance, limit: 1 }))[0]!;
+    await storage.completeDeliveryJob({ ...start, instanceId: 'a' });
+    await storage.setActivityChannel('acme', 'game', 'production', 'ch-p');
+    const updated = await storage.applyActivityUpdate('acme', 'game', { state: 'ONGOING', content, now: 3 });
+    if (!updated.ok || updated.job === null) throw new Error('no job');
+    const claimed = (await storage.claimDeliveryJob(updated.job, updated.job.generation, { ...instance, now: 4 }))!;
+    if (cursor !== '') await storage.recordDeliveryProgress({ ...claimed, instanceId: 'a' }, { cursor, now: 5, leaseMs: 30_000 });
+    return { ...claimed, cursor };
+  }
+
+  const runner = (storage: Storage, transport: DeviceTransport, stream: StreamReach) =>
+    new JobRunner({
+      storage,
+      transport,
+      sink: { transport, flush: async () => {}, stop() {} },
+      // The store's times above: the claim's lease holds.
+      clock: createManualClock(10),
+      logger: silentLogger,
+      instanceId: 'a',
+      leaseMs: 30_000,
+      hasReceivers: () => true,
+      broadcasters: [transport],
+      deviceStream: stream,
+    });
+
+  const streamOf = (connected: string[]) => {
+    const got: string[] = [];
+    return { got, stream: { connectedIds: () => connected, pushActivity: async (deviceId: string) => void got.push(deviceId) } };
+  };
+
+  it('gives the devices the broadcast reached the push on their open device stream, and no per-device push', async () => {
+    const storage = createMemoryStorage();
+    const { transport, broadcasts, pushes } = broadcastingTransport(storage);
+    const job = await claimedUpdate(storage, '');
+    const { got, stream } = streamOf(['d1', 'd4', 'elsewhere']);
+    await runner(storage, transport, stream).run(job);
+    expect(broadcasts.map((b) => b.environments)).toEqual([['production']]);
+    expect(got).toEqual(['d1']);
+    expect(devicesOf(pushes)).toEqual(['d3', 'd4', 'd5']);
+    expect(await storage.listDeliveryJobs({ limit: 5 })).toEqual([]);
+  });
+
+  it('a job resumed past its first batch does not broadcast again, and still leaves the reached devices out', async () => {
+    const storage = createMemoryStorage();
+    const { transport, broadcasts, pushes } = broadcastingTransport(storage);
+    const job = await claimedUpdate(storage, 'd0');
+    await runner(storage, transport, streamOf([]).stream).run(job);
+    expect(broadcasts).toEqual([]);
+    expect(devicesOf(pushes)).toEqual(['d3', 'd4', 'd5']);
   });
 });
 
