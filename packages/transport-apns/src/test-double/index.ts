@@ -183,7 +183,8 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   const given = options.publicKey;
   const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
-  const { key, cert } = selfSignedCertificate('Tilecast APNs test double');
+  // A name of its own: a sender trusting two doubles (push and management origins) finds each one's certificate by it.
+  const { key, cert } = selfSignedCertificate(`Tilecast APNs test double ${randomUUID()}`);
   const server: Http2Server = createSecureServer({
     key,
     cert,
