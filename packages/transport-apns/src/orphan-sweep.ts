@@ -49,26 +49,15 @@ const ENVIRONMENTS: readonly ApnsEnvironment[] = ['production', 'sandbox'];
 export async function sweepChannels(options: SweepOptions): Promise<ChannelSweepReport> {
   const { registry, logger, clock } = options;
   const report: ChannelSweepReport = { listed: 0, orphans: 0, ended: 0, deleted: 0, left: 0 };
+  const listings = await listChannels(options);
+  if (listings === null) return report;
+  // Read after the listings: a channel made before a listing and stored since is held, not taken for an orphan.
   const holders = new Map((await registry.heldChannels()).map((held) => [held.channelId, held]));
   const ended = (held: ApnsHeldChannel) => !held.live && (held.updatedAt === null || Date.parse(held.updatedAt) + held.dismissalDelayS * 1000 <= clock.now());
-  const origins = new Set<string>();
   let budget = options.limit;
-  for (const environment of ENVIRONMENTS) {
-    const origin = options.originOf(environment);
-    if (origins.has(origin)) continue;
-    origins.add(origin);
-    const listing = await manage(options, (authorization) => options.management.list(environment, authorization));
-    if (options.closed()) return report;
-    if (listing.kind !== 'ok') {
-      if (listing.kind === 'answer' && listing.reason === 'FeatureNotEnabled') {
-        logger.info('apns: channel sweep skipped: broadcast is not enabled for this app (FeatureNotEnabled)');
-        return report;
-      }
-      logger.warn('apns: channel sweep could not list the channels', { environment, ...answerFields(listing) });
-      continue;
-    }
-    report.listed += listing.value.length;
-    for (const channelId of listing.value) {
+  for (const { environment, channelIds } of listings) {
+    report.listed += channelIds.length;
+    for (const channelId of channelIds) {
       const holder = holders.get(channelId);
       if (holder !== undefined && !ended(holder)) continue;
       if (holder === undefined) report.orphans += 1;
@@ -85,6 +74,29 @@ export async function sweepChannels(options: SweepOptions): Promise<ChannelSweep
   }
   logger.info('apns: channel sweep done', { ...report });
   return report;
+}
+
+/**
+ * The channels of each management origin (both environments share one in tests), or null
+ * when there is nothing to sweep: broadcast is not enabled for the app (said once, as
+ * information), or the transport closed.
+ */
+async function listChannels(options: SweepOptions): Promise<Array<{ environment: ApnsEnvironment; channelIds: string[] }> | null> {
+  const listings: Array<{ environment: ApnsEnvironment; channelIds: string[] }> = [];
+  const origins = new Set<string>();
+  for (const environment of ENVIRONMENTS) {
+    const origin = options.originOf(environment);
+    if (origins.has(origin)) continue;
+    origins.add(origin);
+    const listing = await manage(options, (authorization) => options.management.list(environment, authorization));
+    if (options.closed()) return null;
+    if (listing.kind === 'ok') listings.push({ environment, channelIds: listing.value });
+    else if (listing.kind === 'answer' && listing.reason === 'FeatureNotEnabled') {
+      options.logger.info('apns: channel sweep skipped: broadcast is not enabled for this app (FeatureNotEnabled)');
+      return null;
+    } else options.logger.warn('apns: channel sweep could not list the channels', { environment, ...answerFields(listing) });
+  }
+  return listings;
 }
 
 /** Deletes a swept channel and forgets it where an ended activity holds it; true when it is gone. */
