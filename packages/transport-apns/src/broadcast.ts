@@ -229,22 +229,24 @@ export class Broadcaster {
     const dismissedAt = (Math.floor(builder.activityPayload(push).at / 1000) + Math.ceil(push.dismissal_delay_s)) * 1000;
     const planned = this.deletions.get(channelId);
     if (planned !== undefined) clock.clearTimeout(planned);
+    // The timer keeps the activity's name only, not the push and its content.
+    const { owner, slug } = push;
     const timer = clock.setTimeout(
       () => {
         this.deletions.delete(channelId);
-        void this.deleteEnded(push, environment, channelId);
+        void this.deleteEnded(owner, slug, environment, channelId);
       },
       Math.max(0, dismissedAt - clock.now()),
     );
     this.deletions.set(channelId, timer);
   }
 
-  private async deleteEnded(push: ActivityPush, environment: ApnsEnvironment, channelId: string): Promise<void> {
+  private async deleteEnded(owner: string, slug: string, environment: ApnsEnvironment, channelId: string): Promise<void> {
     try {
       if (await this.deleteNow(environment, channelId))
-        await this.options.registry.setActivityChannel(push.owner, push.slug, environment, null, { ifChannel: channelId });
+        await this.options.registry.setActivityChannel(owner, slug, environment, null, { ifChannel: channelId });
     } catch (error) {
-      this.options.logger.warn('apns: ended channel not forgotten', { ...about(push, environment), error: String(error) });
+      this.options.logger.warn('apns: ended channel not forgotten', { owner, slug, environment, error: String(error) });
     }
   }
 

@@ -3,28 +3,21 @@ import { ConnectionPool } from '@tilecast/core/push';
 import { Attempts } from './attempts.js';
 import { Broadcaster } from './broadcast.js';
 import { broadcastFormat } from './broadcast-request.js';
-import { ChannelManagement } from './channel-management.js';
+import { APNS_MANAGE_ORIGINS, ChannelManagement } from './channel-management.js';
 import type { ApnsCounters } from './counters.js';
 import { type ChannelSweepReport, sweepChannels } from './orphan-sweep.js';
 import type { PushBuilder } from './payloads.js';
 import type { ProviderToken } from './provider-token.js';
-import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
+import type { ApnsEnvironment } from './registry.js';
+import type { ApnsTransportOptions } from './transport.js';
 
-export interface BroadcastingOptions {
-  bundleId: string;
-  registry: ApnsRegistry;
-  /** Where broadcasts go: the push origin of an environment. */
-  pushOriginOf: (environment: ApnsEnvironment) => string;
-  /** Where channel management goes: the management origin of an environment. */
-  manageOriginOf: (environment: ApnsEnvironment) => string;
-  ca?: string | Buffer | Array<string | Buffer>;
+/** What the transport made that its broadcast side shares. */
+export interface BroadcastingContext {
   provider: ProviderToken;
   builder: PushBuilder;
-  updatePriority: 5 | 10;
-  sweepLimit: number;
+  /** Where broadcasts go: the push origin of an environment. */
+  pushOriginOf: (environment: ApnsEnvironment) => string;
   maxConcurrentStreams: number;
-  requestTimeoutMs: number;
-  retryBaseMs: number;
   counters: ApnsCounters;
   clock: Clock;
   logger: Logger;
@@ -45,38 +38,37 @@ export interface Broadcasting {
  * small client (channel-management.ts says why). Both share the provider token and the
  * counters of the per-token pushes.
  */
-export function createBroadcasting(options: BroadcastingOptions): Broadcasting {
-  const { clock, logger, counters, registry } = options;
+export function createBroadcasting(options: ApnsTransportOptions, context: BroadcastingContext): Broadcasting {
+  const { bundleId, registry, ca } = options;
+  const { clock, logger, counters, random } = context;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  // docs/contract/broadcast-channels.md#broadcast-management-hosts; a test setup (an `origin`) never reaches Apple's.
+  const manageOriginOf = (environment: ApnsEnvironment) => options.manageOrigin ?? options.origin ?? APNS_MANAGE_ORIGINS[environment];
+  const limit = options.channelSweepLimit ?? 1000;
   let closed = false;
-  const attempts = new Attempts({ provider: options.provider, counters, retryBaseMs: options.retryBaseMs, clock, random: options.random });
-  const management = new ChannelManagement({
-    bundleId: options.bundleId,
-    originOf: options.manageOriginOf,
-    ca: options.ca,
-    requestTimeoutMs: options.requestTimeoutMs,
-    clock,
-  });
+  const attempts = new Attempts({ provider: context.provider, counters, retryBaseMs: options.retryBaseMs ?? 1000, clock, random });
+  const management = new ChannelManagement({ bundleId, originOf: manageOriginOf, ca, requestTimeoutMs, clock });
   const connections = new ConnectionPool({
-    format: broadcastFormat(options.bundleId),
-    ca: options.ca,
-    maxConcurrentStreams: options.maxConcurrentStreams,
-    requestTimeoutMs: options.requestTimeoutMs,
+    format: broadcastFormat(bundleId),
+    ca,
+    maxConcurrentStreams: context.maxConcurrentStreams,
+    requestTimeoutMs,
     clock,
-    random: options.random,
+    random,
     onReconnect: (origin) => {
       counters.reconnects += 1;
       logger.info('apns: reconnecting', { origin });
     },
   });
   const broadcaster = new Broadcaster({
-    bundleId: options.bundleId,
+    bundleId,
     registry,
     management,
     connections,
-    originOf: options.pushOriginOf,
+    originOf: context.pushOriginOf,
     attempts,
-    builder: options.builder,
-    updatePriority: options.updatePriority,
+    builder: context.builder,
+    updatePriority: options.updatePriority ?? 10,
     counters,
     clock,
     logger,
@@ -85,17 +77,7 @@ export function createBroadcasting(options: BroadcastingOptions): Broadcasting {
     broadcast: (broadcast) => broadcaster.broadcast(broadcast),
     async sweep() {
       try {
-        return await sweepChannels({
-          registry,
-          management,
-          originOf: options.manageOriginOf,
-          attempts,
-          limit: options.sweepLimit,
-          counters,
-          clock,
-          logger,
-          closed: () => closed,
-        });
+        return await sweepChannels({ registry, management, originOf: manageOriginOf, attempts, limit, counters, clock, logger, closed: () => closed });
       } catch (error) {
         if (!closed) logger.warn('apns: channel sweep failed', { error: String(error) });
         return { listed: 0, orphans: 0, ended: 0, deleted: 0, left: 0 };

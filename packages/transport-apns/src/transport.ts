@@ -12,7 +12,6 @@ import {
 } from '@tilecast/core';
 import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
 import { createBroadcasting } from './broadcasting.js';
-import { APNS_MANAGE_ORIGINS } from './channel-management.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { type ApnsResult, Delivery } from './delivery.js';
 import type { Job, Ticket } from './job.js';
@@ -175,24 +174,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     updatePriority: options.updatePriority ?? 10,
     clock,
   });
-  const broadcasting = createBroadcasting({
-    bundleId,
-    registry,
-    pushOriginOf,
-    manageOriginOf: (environment) => options.manageOrigin ?? options.origin ?? APNS_MANAGE_ORIGINS[environment],
-    ca: options.ca,
-    provider,
-    builder,
-    updatePriority: options.updatePriority ?? 10,
-    sweepLimit: options.channelSweepLimit ?? 1000,
-    maxConcurrentStreams,
-    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    retryBaseMs: options.retryBaseMs ?? 1000,
-    counters,
-    clock,
-    logger,
-    random,
-  });
+  const broadcasting = createBroadcasting(options, { provider, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
 
   /** A push with nowhere to go (no registration, or no token of its kind). */
   const skip = (): ApnsResult => {
