@@ -16,6 +16,12 @@ export async function prepareApns(config: ApnsConfig, logger: Logger): Promise<A
   const signingKey = signingKeyFrom(config.keyFile, await readSetting('TILECAST_APNS_KEY_FILE', config.keyFile));
   const ca = config.caFile === null ? undefined : await readSetting('TILECAST_APNS_CA_FILE', config.caFile);
   if (config.origin !== null) logger.warn('APNs origin replaced: pushes go to TILECAST_APNS_ORIGIN, not to Apple (tests only)', { origin: config.origin });
+  // docs/contract/broadcast-channels.md#broadcast-reference-settings
+  if (config.manageOrigin !== null) {
+    logger.warn('APNs channel management origin replaced: channels are managed at TILECAST_APNS_MANAGE_ORIGIN, not at Apple (tests only)', {
+      origin: config.manageOrigin,
+    });
+  }
   return (storage) =>
     createApnsTransport({
       teamId: config.teamId,
@@ -26,6 +32,7 @@ export async function prepareApns(config: ApnsConfig, logger: Logger): Promise<A
       attributesType: config.attributesType,
       logger,
       ...(config.origin === null ? {} : { origin: config.origin }),
+      ...(config.manageOrigin === null ? {} : { manageOrigin: config.manageOrigin }),
       ...(ca === undefined ? {} : { ca }),
     });
 }

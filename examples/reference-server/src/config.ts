@@ -61,6 +61,11 @@ export interface ApnsConfig {
   bundleId: string;
   /** `TILECAST_APNS_ORIGIN`: replaces Apple's hosts (tests and the demo only), or null. */
   origin: string | null;
+  /**
+   * `TILECAST_APNS_MANAGE_ORIGIN`: replaces Apple's channel management hosts (tests only:
+   * docs/contract/broadcast-channels.md#broadcast-reference-settings), or null.
+   */
+  manageOrigin: string | null;
   /** `TILECAST_APNS_CA_FILE`: PEM of the CAs to trust for `origin` instead of Node's, or null. */
   caFile: string | null;
   /** `TILECAST_APNS_ATTRIBUTES_TYPE`: the start pushes' `attributes-type`. */
@@ -171,6 +176,7 @@ function toApnsConfig(values: SettingValues): ApnsConfig | null {
     teamId,
     bundleId,
     origin: values.TILECAST_APNS_ORIGIN,
+    manageOrigin: values.TILECAST_APNS_MANAGE_ORIGIN,
     caFile: values.TILECAST_APNS_CA_FILE,
     attributesType: values.TILECAST_APNS_ATTRIBUTES_TYPE,
   };
@@ -217,7 +223,7 @@ function demoOn(values: Partial<SettingValues>): boolean {
 }
 
 const APNS_REQUIRED = ['TILECAST_APNS_KEY_FILE', 'TILECAST_APNS_KEY_ID', 'TILECAST_APNS_TEAM_ID', 'TILECAST_APNS_BUNDLE_ID'] as const;
-const APNS_OPTIONAL = ['TILECAST_APNS_ORIGIN', 'TILECAST_APNS_CA_FILE', 'TILECAST_APNS_ATTRIBUTES_TYPE'] as const;
+const APNS_OPTIONAL = ['TILECAST_APNS_ORIGIN', 'TILECAST_APNS_MANAGE_ORIGIN', 'TILECAST_APNS_CA_FILE', 'TILECAST_APNS_ATTRIBUTES_TYPE'] as const;
 
 /** All four key settings turn APNs on; some of them, or only optional ones, is a mistake worth stopping for. */
 function apnsProblems(env: NodeJS.ProcessEnv): string[] {

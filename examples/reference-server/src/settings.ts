@@ -117,6 +117,11 @@ export const SETTINGS = {
     null,
     "APNs, tests and demos only: an `https://` origin that replaces Apple's hosts (`api.push.apple.com`, `api.sandbox.push.apple.com`); a warning is logged",
   ),
+  TILECAST_APNS_MANAGE_ORIGIN: setting(
+    httpsOrigin(),
+    null,
+    'APNs, tests only: an `https://` origin that replaces the broadcast channel management hosts (`api-manage-broadcast.push.apple.com:2196`, `api-manage-broadcast.sandbox.push.apple.com:2195`); a warning is logged. Unset, management goes to `TILECAST_APNS_ORIGIN` when that is set. Broadcasts go to the push host',
+  ),
   TILECAST_APNS_CA_FILE: setting(readableFile(), null, "APNs: PEM file of the CAs to trust for `TILECAST_APNS_ORIGIN` (only with it) instead of Node's"),
   TILECAST_FCM_CREDENTIALS_FILE: setting(
     readableFile(),

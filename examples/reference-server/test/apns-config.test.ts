@@ -31,19 +31,26 @@ describe('APNs settings (docs/contract/apns.md#apns-reference-settings)', () => 
       teamId: 'TEAM123456',
       bundleId: 'com.example.app',
       origin: null,
+      manageOrigin: null,
       caFile: null,
       attributesType: 'TilecastActivityAttributes',
     });
   });
 
-  it('the optional settings: origin, CA file and attributes-type', () => {
+  it('the optional settings: origin, management origin, CA file and attributes-type', () => {
     const config = readConfig({
       ...FOUR,
       TILECAST_APNS_ORIGIN: 'https://127.0.0.1:8443/',
+      TILECAST_APNS_MANAGE_ORIGIN: 'https://127.0.0.1:9443',
       TILECAST_APNS_CA_FILE: CA_FILE,
       TILECAST_APNS_ATTRIBUTES_TYPE: 'MyAttributes',
     });
-    expect(config.apns).toMatchObject({ origin: 'https://127.0.0.1:8443', caFile: CA_FILE, attributesType: 'MyAttributes' });
+    expect(config.apns).toMatchObject({
+      origin: 'https://127.0.0.1:8443',
+      manageOrigin: 'https://127.0.0.1:9443',
+      caFile: CA_FILE,
+      attributesType: 'MyAttributes',
+    });
   });
 
   it('some but not all of the four: one line naming the missing ones', () => {

@@ -6,10 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@tilecast/core';
+import { startApnsDouble } from '@tilecast/transport-apns/test-double';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, dataOf, type SseConnection } from '../../../test/support/sse-client.js';
 import { DEMO_APNS_IDS, DEMO_PUSH_TOKENS, apnsDemoInstructions, demoServerSettings, startApnsDemo, type ApnsDemo } from '../src/apns-demo.js';
@@ -96,6 +97,28 @@ describe('reference server with APNs against the test double', () => {
     await send('PATCH', `${server.url}/activity/build`, `Token ${token}`, { state: 'ONGOING', content: { template: 'progress', progress: { value: 0.1 } } });
     await demo.double.waitForRequests(1);
     expect(demo.double.received[0]).toMatchObject({ status: 200, payload: { aps: { 'attributes-type': 'AppActivityAttributes' } } });
+  });
+
+  it('TILECAST_APNS_MANAGE_ORIGIN: channel management goes there, with a warning; pushes still to TILECAST_APNS_ORIGIN', async () => {
+    demo = await startApnsDemo();
+    // A second double, checking the demo key: the management host.
+    const manager = await startApnsDouble({ ...DEMO_APNS_IDS, publicKey: await readFile(demo.env.TILECAST_APNS_KEY_FILE!, 'utf8') });
+    try {
+      const caFile = join(demo.dir, 'both-doubles-ca.pem');
+      await writeFile(caFile, `${demo.double.ca}\n${manager.ca}`);
+      const { logger, warnings } = recordingLogger();
+      const env = { ...demo.env, TILECAST_APNS_MANAGE_ORIGIN: manager.origin, TILECAST_APNS_CA_FILE: caFile };
+      server = await startReferenceServer(readConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '', ...env }), logger);
+      expect(warnings).toContainEqual({ message: expect.stringContaining('APNs channel management origin replaced'), fields: { origin: manager.origin } });
+      // The start-up channel sweep lists the channels at the management origin only.
+      for (let i = 0; i < 200 && manager.channelRequests.length === 0; i++) await new Promise((settle) => setTimeout(settle, 10));
+      expect(manager.channelRequests.map((q) => [q.method, q.path, q.status])).toEqual([['GET', `/1/apps/${DEMO_APNS_IDS.bundleId}/all-channels`, 200]]);
+      expect(demo.double.channelRequests).toEqual([]);
+    } finally {
+      await server?.close();
+      server = undefined;
+      await manager.close();
+    }
   });
 
   it("a key file that is not an EC P-256 key stops the start with the setting's name", async () => {

@@ -18,6 +18,18 @@ export interface ApnsCounters {
   reconnects: number;
   /** Provider tokens signed. */
   providerTokens: number;
+  /** Broadcasts APNs accepted (`200`: docs/contract/broadcast-channels.md#broadcast-update-end). */
+  broadcastsSent: number;
+  /** Broadcasts given up (refused, retries used up, no channel to send to); their followers get per-token pushes. */
+  broadcastsFailed: number;
+  /** Channels created (docs/contract/broadcast-channels.md#broadcast-channel-on-start). */
+  channelsCreated: number;
+  /** Channels deleted after an end or when a start replaced them (docs/contract/broadcast-channels.md#broadcast-channel-deletion). */
+  channelsDeleted: number;
+  /** Creations refused with `400 CannotCreateChannelConfig` (docs/contract/broadcast-channels.md#broadcast-channel-limit). */
+  channelLimitHits: number;
+  /** Channels the start-up sweep deleted: held by no activity, or left after an end (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup). */
+  orphansDeleted: number;
 }
 
 /** A transport's counters as it starts: every one at zero. */
@@ -32,5 +44,11 @@ export function zeroCounters(): ApnsCounters {
     timeouts: 0,
     reconnects: 0,
     providerTokens: 0,
+    broadcastsSent: 0,
+    broadcastsFailed: 0,
+    channelsCreated: 0,
+    channelsDeleted: 0,
+    channelLimitHits: 0,
+    orphansDeleted: 0,
   };
 }

@@ -33,6 +33,8 @@ export class PushBuilder {
   private readonly attributesType: string;
   private readonly clock: Clock;
   private readonly payloads = new WeakMap<ActivityPush, ActivityPayload>();
+  /** Start payloads naming a channel, per push and channel id: one per environment at most. */
+  private readonly channelStarts = new WeakMap<ActivityPush, Map<string, string>>();
 
   constructor(options: PushBuilderOptions) {
     const liveactivity = `${options.bundleId}.push-type.liveactivity`;
@@ -61,9 +63,32 @@ export class PushBuilder {
     return payload;
   }
 
-  /** The job of an activity push to `token`, its body the ticket's payload. */
-  activityJob(ticket: ActivityTicket, token: string, environment: ApnsEnvironment, leave: () => void): Job {
-    return this.job(ticket.push.phase, ticket, token, environment, ticket.payload.body, leave);
+  /**
+   * The job of an activity push to `token`, its body the ticket's payload; a start to a
+   * device that follows `channelId` names it (docs/contract/broadcast-channels.md#broadcast-start).
+   */
+  activityJob(ticket: ActivityTicket, token: string, environment: ApnsEnvironment, leave: () => void, channelId: string | null = null): Job {
+    const body = channelId === null || ticket.push.phase !== 'start' ? ticket.payload.body : this.channelStartBody(ticket, channelId);
+    return this.job(ticket.push.phase, ticket, token, environment, body, leave);
+  }
+
+  /**
+   * A start payload with `"input-push-channel": <id>` in place of `"input-push-token": 1`,
+   * at the ticket's time: made once per push and channel, as the ticket's payload is (so a
+   * push has two start payloads per environment at most), or per device when that one is.
+   */
+  private channelStartBody(ticket: ActivityTicket, channelId: string): string {
+    const { push, payload } = ticket;
+    const shared = this.payloads.get(push) === payload;
+    let bodies = shared ? this.channelStarts.get(push) : undefined;
+    const found = bodies?.get(channelId);
+    if (found !== undefined) return found;
+    const body = JSON.stringify({ aps: this.activityAps(push, Math.floor(payload.at / 1000), channelId) });
+    if (shared) {
+      if (bodies === undefined) this.channelStarts.set(push, (bodies = new Map()));
+      bodies.set(channelId, body);
+    }
+    return body;
   }
 
   /** The job of a widgets push to the device's widgets `token`. */
@@ -98,7 +123,8 @@ export class PushBuilder {
     };
   }
 
-  private activityAps(push: ActivityPush, timestamp: number): Record<string, unknown> {
+  /** The `aps` of an activity push; a start names `channelId` when it has one (docs/contract/broadcast-channels.md#broadcast-start). */
+  private activityAps(push: ActivityPush, timestamp: number, channelId: string | null = null): Record<string, unknown> {
     const contentState = { state: push.state, content: push.content };
     if (push.phase === 'start')
       return {
@@ -108,7 +134,7 @@ export class PushBuilder {
         'attributes-type': this.attributesType,
         attributes: { owner: push.owner, slug: push.slug, template: push.template },
         alert: { title: push.slug, body: '' },
-        'input-push-token': 1,
+        ...(channelId === null ? { 'input-push-token': 1 } : { 'input-push-channel': channelId }),
       };
     if (push.phase === 'update') return { timestamp, event: 'update', 'content-state': contentState };
     return { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };

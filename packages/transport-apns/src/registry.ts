@@ -10,11 +10,30 @@ export interface ApnsRegistrations {
   pushToStart: string | null;
   /** WidgetKit push token (lower-case hex), or null. */
   widgets: string | null;
+  /** The app follows broadcast channels (iOS 18 and later: docs/contract/broadcast-channels.md#broadcast-device-flag). */
+  channels: boolean;
 }
 
 /**
- * Where the transport finds a device's APNs tokens, and tells what APNs said about them.
- * The Tilecast stores implement it (docs/contract/device-api.md#device-sync-api, docs/contract/apns.md#apns-token-removal); `createMemoryApnsRegistry` is an
+ * A broadcast channel a stored activity holds (docs/contract/broadcast-channels.md#broadcast-channel-on-start),
+ * with what the orphan sweep needs to tell a channel left after an end
+ * (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup).
+ */
+export interface ApnsHeldChannel {
+  owner: string;
+  slug: string;
+  environment: ApnsEnvironment;
+  channelId: string;
+  /** The activity is started (not `IDLE`). */
+  live: boolean;
+  /** ISO 8601 time of its last update, or null. */
+  updatedAt: string | null;
+  dismissalDelayS: number;
+}
+
+/**
+ * Where the transport finds a device's APNs tokens, and tells what APNs said about them,
+ * and where it keeps the activities' broadcast channels. The Tilecast stores implement it (docs/contract/device-api.md#device-sync-api, docs/contract/apns.md#apns-token-removal); `createMemoryApnsRegistry` is an
  * in-memory one for tests and embedders. Every method may be called concurrently.
  *
  * Tokens are lower-case hex. Update tokens of a device use its registered environment:
@@ -36,23 +55,77 @@ export interface ApnsRegistry {
    * widgets, any activity's update token). A token the device no longer holds is a no-op.
    */
   removeToken(deviceId: string, token: string): Promise<void>;
+  /**
+   * Sets the broadcast channel of activity `owner/slug` in `environment`; `null` forgets it
+   * (the channel was deleted). With `ifChannel`, only while the stored one is still that id
+   * (`null`: none stored). False, and nothing written, when there is no such activity, the
+   * condition fails, or another activity or environment holds `channelId`
+   * (docs/contract/broadcast-channels.md#broadcast-channel-on-start).
+   */
+  setActivityChannel(
+    owner: string,
+    slug: string,
+    environment: ApnsEnvironment,
+    channelId: string | null,
+    condition?: { ifChannel?: string | null },
+  ): Promise<boolean>;
+  /** Every channel a stored activity holds, in no particular order (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup). */
+  heldChannels(): Promise<ApnsHeldChannel[]>;
+}
+
+/** What the memory registry knows of an activity: what the orphan sweep reads. */
+export interface MemoryActivityState {
+  live: boolean;
+  updatedAt?: string | null;
+  dismissalDelayS?: number;
 }
 
 /** An `ApnsRegistry` in memory, with the writes the device sync API would make. */
 export interface MemoryApnsRegistry extends ApnsRegistry {
-  /** `PUT /device/push`: an omitted token is kept, `null` removes it. */
-  register(deviceId: string, registration: { environment: ApnsEnvironment; pushToStart?: string | null; widgets?: string | null }): void;
+  /** `PUT /device/push`: an omitted token or flag is kept, `null` removes a token; `channels` is false until set. */
+  register(deviceId: string, registration: { environment: ApnsEnvironment; pushToStart?: string | null; widgets?: string | null; channels?: boolean }): void;
   /** `PUT /device/activities/{owner}/{slug}/push`. */
   setActivityToken(deviceId: string, owner: string, slug: string, token: string): void;
   /** `DELETE /device/push`, or the device removed: every token of the device goes. */
   removeDevice(deviceId: string): void;
+  /**
+   * Makes activity `owner/slug` known, or changes its state (a start, an end, an update's
+   * time; what is left out stays, or is null and 0 for a new one). As in a store,
+   * `setActivityChannel` answers false for an activity not made known.
+   */
+  setActivity(owner: string, slug: string, state: MemoryActivityState): void;
+  /** The activity is deleted: its channels are forgotten, and `setActivityChannel` answers false for it. */
+  removeActivity(owner: string, slug: string): void;
 }
 
 const activityKey = (owner: string, slug: string): string => `${owner}/${slug}`;
 
+/** An activity as the memory registry keeps it: its state and its channel per environment. */
+interface MemoryActivity {
+  owner: string;
+  slug: string;
+  live: boolean;
+  updatedAt: string | null;
+  dismissalDelayS: number;
+  channels: Record<ApnsEnvironment, string | null>;
+}
+
+const ENVIRONMENTS: readonly ApnsEnvironment[] = ['production', 'sandbox'];
+
 export function createMemoryApnsRegistry(): MemoryApnsRegistry {
   const registrations = new Map<string, ApnsRegistrations>();
   const activityTokens = new Map<string, Map<string, string>>();
+  const activities = new Map<string, MemoryActivity>();
+  /** Whether another activity or environment than `owner/slug` in `environment` holds `channelId`. */
+  const heldElsewhere = (channelId: string, owner: string, slug: string, environment: ApnsEnvironment): boolean => {
+    for (const activity of activities.values()) {
+      for (const env of ENVIRONMENTS) {
+        const self = activity.owner === owner && activity.slug === slug && env === environment;
+        if (!self && activity.channels[env] === channelId) return true;
+      }
+    }
+    return false;
+  };
   return {
     async registrationsOf(deviceId) {
       const found = registrations.get(deviceId);
@@ -73,12 +146,32 @@ export function createMemoryApnsRegistry(): MemoryApnsRegistry {
       const tokens = activityTokens.get(deviceId);
       for (const [key, value] of tokens ?? []) if (value === token) tokens!.delete(key);
     },
-    register(deviceId, { environment, pushToStart, widgets }) {
+    // docs/contract/broadcast-channels.md#broadcast-channel-on-start: one activity and environment per channel id.
+    async setActivityChannel(owner, slug, environment, channelId, condition) {
+      const activity = activities.get(activityKey(owner, slug));
+      if (activity === undefined) return false;
+      if (condition?.ifChannel !== undefined && activity.channels[environment] !== condition.ifChannel) return false;
+      if (channelId !== null && heldElsewhere(channelId, owner, slug, environment)) return false;
+      activity.channels[environment] = channelId;
+      return true;
+    },
+    async heldChannels() {
+      const held: ApnsHeldChannel[] = [];
+      for (const { owner, slug, live, updatedAt, dismissalDelayS, channels } of activities.values()) {
+        for (const environment of ENVIRONMENTS) {
+          const channelId = channels[environment];
+          if (channelId !== null) held.push({ owner, slug, environment, channelId, live, updatedAt, dismissalDelayS });
+        }
+      }
+      return held;
+    },
+    register(deviceId, { environment, pushToStart, widgets, channels }) {
       const previous = registrations.get(deviceId);
       registrations.set(deviceId, {
         environment,
         pushToStart: pushToStart === undefined ? (previous?.pushToStart ?? null) : (pushToStart?.toLowerCase() ?? null),
         widgets: widgets === undefined ? (previous?.widgets ?? null) : (widgets?.toLowerCase() ?? null),
+        channels: channels ?? previous?.channels ?? false,
       });
     },
     setActivityToken(deviceId, owner, slug, token) {
@@ -90,13 +183,29 @@ export function createMemoryApnsRegistry(): MemoryApnsRegistry {
       registrations.delete(deviceId);
       activityTokens.delete(deviceId);
     },
+    setActivity(owner, slug, state) {
+      const key = activityKey(owner, slug);
+      const previous = activities.get(key);
+      activities.set(key, {
+        owner,
+        slug,
+        live: state.live,
+        updatedAt: state.updatedAt === undefined ? (previous?.updatedAt ?? null) : state.updatedAt,
+        dismissalDelayS: state.dismissalDelayS ?? previous?.dismissalDelayS ?? 0,
+        channels: previous?.channels ?? { production: null, sandbox: null },
+      });
+    },
+    removeActivity(owner, slug) {
+      activities.delete(activityKey(owner, slug));
+    },
   };
 }
 
 /**
  * The `ApnsRegistry` of a Tilecast store: the tokens the device sync API registered
  * (`PUT /device/push`, `PUT /device/activities/{owner}/{slug}/push`), and what APNs said
- * about them written back, so that every instance sharing the store sees it. Pass the
+ * about them written back, so that every instance sharing the store sees it; the
+ * activities' broadcast channels are stored with them (the owner is the account id). Pass the
  * same `Storage` as to `createTilecast`:
  * `createApnsTransport({ ..., registry: apnsRegistryFrom(storage) })`.
  */
@@ -106,5 +215,7 @@ export function apnsRegistryFrom(store: ApnsStore): ApnsRegistry {
     activityTokenOf: (deviceId, owner, slug) => store.getActivityPushToken(deviceId, owner, slug),
     forgetActivityToken: (deviceId, owner, slug, token) => store.forgetActivityPushToken(deviceId, owner, slug, { ifToken: token }),
     removeToken: (deviceId, token) => store.removeApnsToken(deviceId, token),
+    setActivityChannel: (owner, slug, environment, channelId, condition) => store.setActivityChannel(owner, slug, environment, channelId, condition),
+    heldChannels: async () => (await store.listActivityChannels()).map(({ accountId, ...held }) => ({ owner: accountId, ...held })),
   };
 }

@@ -1,15 +1,29 @@
 import type { KeyObject } from 'node:crypto';
-import { silentLogger, systemClock, type ActivityPush, type Clock, type DeviceTransport, type Logger, type WidgetPush } from '@tilecast/core';
+import {
+  silentLogger,
+  systemClock,
+  type ActivityBroadcast,
+  type ActivityPush,
+  type BroadcastResult,
+  type Clock,
+  type DeviceTransport,
+  type Logger,
+  type WidgetPush,
+} from '@tilecast/core';
 import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+import { createBroadcasting } from './broadcasting.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { type ApnsResult, Delivery } from './delivery.js';
 import type { Job, Ticket } from './job.js';
+import type { ChannelSweepReport } from './orphan-sweep.js';
 import { PushBuilder } from './payloads.js';
 import { ProviderToken, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
 import { APNS_FORMAT, type ApnsRequest } from './request.js';
 
 export type { ApnsCounters } from './counters.js';
+export type { ChannelSweepReport } from './orphan-sweep.js';
+export { APNS_MANAGE_ORIGINS } from './channel-management.js';
 export { APNS_EXPIRATION_S, MAX_RETRIES } from './delivery.js';
 
 export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
@@ -33,7 +47,22 @@ export interface ApnsTransportOptions {
   registry: ApnsRegistry;
   /** Replaces both Apple origins (a test double on 127.0.0.1). */
   origin?: string;
-  /** CAs to trust for the origin instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
+  /**
+   * Replaces both channel management origins
+   * (docs/contract/broadcast-channels.md#broadcast-management-hosts): a test double. Without
+   * it, management goes to `origin` when that is set (a test setup never reaches Apple),
+   * else to Apple's management hosts.
+   */
+  manageOrigin?: string;
+  /**
+   * Sweeps the app's broadcast channels in the background as the transport is made
+   * (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup); default true.
+   * `sweepChannels()` runs one whenever called.
+   */
+  channelSweep?: boolean;
+  /** Channels a sweep deletes at most (default 1,000); the rest waits for the next one. */
+  channelSweepLimit?: number;
+  /** CAs to trust for the origins instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
   ca?: string | Buffer | Array<string | Buffer>;
   /** The Live Activity's `attributes-type` for start pushes. */
   attributesType?: string;
@@ -80,6 +109,17 @@ export interface ApnsTransport extends DeviceTransport {
    */
   pushActivity(deviceId: string, push: ActivityPush): Promise<ApnsResult>;
   pushWidget(deviceId: string, push: WidgetPush): Promise<ApnsResult>;
+  /**
+   * A broadcast activity's channels at a start, its broadcast for an update or an end
+   * (docs/contract/broadcast-channels.md). Never rejects.
+   */
+  broadcastActivity(broadcast: ActivityBroadcast): Promise<BroadcastResult>;
+  /**
+   * Lists the app's channels and deletes those no stored activity holds, and those of
+   * activities ended and dismissed (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup).
+   * Never rejects. The transport starts one as it is made unless `channelSweep` is false.
+   */
+  sweepChannels(): Promise<ChannelSweepReport>;
   counters(): ApnsCounters;
   /** Streams open and requests waiting, per origin. */
   load(): Record<string, { active: number; waiting: number }>;
@@ -115,9 +155,10 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   const connections = connectionsFor(options, { maxConcurrentStreams, clock, random, logger, counters });
   const superseding = new Superseding<Job>();
+  const pushOriginOf = (environment: ApnsEnvironment) => options.origin ?? APNS_ORIGINS[environment];
   const delivery = new Delivery({
     connections,
-    originOf: (environment) => options.origin ?? APNS_ORIGINS[environment],
+    originOf: pushOriginOf,
     provider,
     registry,
     superseding,
@@ -133,6 +174,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     updatePriority: options.updatePriority ?? 10,
     clock,
   });
+  const broadcasting = createBroadcasting(options, { provider, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
 
   /** A push with nowhere to go (no registration, or no token of its kind). */
   const skip = (): ApnsResult => {
@@ -148,13 +190,19 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   /** Looks the ticket's token up and builds its job: null when it has nowhere to go. */
   const jobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
-    const { deviceId, push } = ticket;
-    const registrations = await registry.registrationsOf(deviceId);
+    const registrations = await registry.registrationsOf(ticket.deviceId);
     if (registrations === null) return null;
     if (ticket.payload === null)
       return registrations.widgets === null ? null : builder.widgetJob(ticket, registrations.widgets, registrations.environment, leave);
-    const token = ticket.push.phase === 'start' ? registrations.pushToStart : await registry.activityTokenOf(deviceId, push.owner, push.slug);
-    return token === null ? null : builder.activityJob(ticket, token, registrations.environment, leave);
+    const { deviceId, push } = ticket;
+    const { environment } = registrations;
+    if (push.phase === 'start') {
+      // docs/contract/broadcast-channels.md#broadcast-start: a device that follows channels is told its environment's.
+      const channelId = registrations.channels ? (push.channels?.[environment] ?? null) : null;
+      return registrations.pushToStart === null ? null : builder.activityJob(ticket, registrations.pushToStart, environment, leave, channelId);
+    }
+    const token = await registry.activityTokenOf(deviceId, push.owner, push.slug);
+    return token === null ? null : builder.activityJob(ticket, token, environment, leave);
   };
 
   // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
@@ -178,10 +226,14 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return { deviceId, push, payload, at: payload.at, key: pushKey(deviceId, push), seq: 0 };
   };
 
+  if (options.channelSweep ?? true) void broadcasting.sweep();
+
   return {
     name: 'apns',
     pushActivity: (deviceId, push: ActivityPush) => pushes.handOver(activityTicket(deviceId, push)),
     pushWidget: (deviceId, push: WidgetPush) => pushes.handOver({ deviceId, push, payload: null, at: null, key: pushKey(deviceId, push), seq: 0 }),
+    broadcastActivity: (broadcast) => broadcasting.broadcast(broadcast),
+    sweepChannels: () => broadcasting.sweep(),
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => connections.load(),
@@ -191,7 +243,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     },
     async close() {
       delivery.close();
-      await connections.close();
+      await Promise.all([connections.close(), broadcasting.close()]);
     },
   };
 }

@@ -20,7 +20,7 @@ describe.each(CONNECTION_THREADS)('transport-apns: answers (docs/contract/apns.m
       [status, reason],
       [status, reason],
     ]);
-    expect(await r.registry.registrationsOf('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: null });
+    expect(await r.registry.registrationsOf('phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: null, channels: false });
     expect(await r.registry.activityTokenOf('phone', 'acme', 'build')).toBeNull();
     expect(r.transport.counters()).toMatchObject({ tokensRemoved: 3, retried: 0, sent: 0, dropped: 0 });
     // The other device keeps its tokens.

@@ -206,6 +206,7 @@ describe('transport-apns: connections and streams', () => {
       ca: r.double.ca,
       clock: r.clock,
       random: () => 0.5,
+      channelSweep: false,
     });
     const sending = transport.pushWidget('phone', widget());
     await until(() => transport.counters().retried === 1, 'the first retry');

@@ -172,3 +172,24 @@ describe.each(CONNECTION_THREADS)('transport-apns: timestamps never go backwards
     expect(r.double.received.map((g) => (g.payload as { aps: { timestamp: number } }).aps.timestamp)).toEqual([T0 / 1000 + 5]);
   });
 });
+
+describe.each(CONNECTION_THREADS)('transport-apns: start pushes to devices that follow channels (connections on the %s thread)', (connectionThread) => {
+  let r: Rig;
+  afterEach(() => r?.close());
+
+  it('a start names the channel of its environment to a device that follows channels, the token push to the others (docs/contract/broadcast-channels.md#broadcast-start)', async () => {
+    r = await rig({ connectionThread });
+    r.registry.register('phone', { environment: 'sandbox', channels: true });
+    r.registry.register('tablet', { environment: 'production', pushToStart: TOKENS.otherWidgets, channels: true });
+    const push = activity('start', T0, { channels: { production: null, sandbox: 'U0FOREJPWA==' } });
+    await Promise.all(['phone', 'other', 'tablet'].map((device) => r.transport.pushActivity(device, push)));
+    const aps = (token: string) => (r.double.received.find((g) => g.deviceToken === token)!.payload as { aps: Record<string, unknown> }).aps;
+    expect(r.double.received.map((g) => g.status)).toEqual([200, 200, 200]);
+    expect(aps(TOKENS.start)['input-push-channel']).toBe('U0FOREJPWA==');
+    expect(aps(TOKENS.start)).not.toHaveProperty('input-push-token');
+    // A device that does not follow channels, and one whose environment has none: the token push.
+    expect(aps(TOKENS.otherStart)['input-push-token']).toBe(1);
+    expect(aps(TOKENS.otherWidgets)['input-push-token']).toBe(1);
+    expect(aps(TOKENS.otherWidgets)).not.toHaveProperty('input-push-channel');
+  });
+});

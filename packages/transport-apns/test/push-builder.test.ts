@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../../test/support/manual-clock.js';
 import type { Job } from '../src/job.js';
 import { PushBuilder } from '../src/payloads.js';
@@ -106,5 +106,45 @@ describe('transport-apns PushBuilder: what each kind of push is sent as (docs/co
     const later = builder.activityPayload(push);
     expect(later.at).toBe(T0 + 2000);
     expect(JSON.parse(later.body).aps.timestamp).toBe(T0 / 1000 + 2);
+  });
+
+  describe('a start to a device that follows channels (docs/contract/broadcast-channels.md#broadcast-start)', () => {
+    const channels = { production: 'UFJPRFVDVElPTg==', sandbox: 'U0FOREJPWA==' };
+
+    it('names the channel with input-push-channel in place of input-push-token', () => {
+      const builder = builderOf();
+      const push = activity('start', T0, { channels });
+      const aps = JSON.parse(builder.activityJob(activityTicket(builder, push), TOKENS.start, 'sandbox', leave, channels.sandbox).body).aps;
+      expect(aps['input-push-channel']).toBe(channels.sandbox);
+      expect(aps).not.toHaveProperty('input-push-token');
+      const plain = JSON.parse(builder.activityJob(activityTicket(builder, push, 'other'), TOKENS.otherStart, 'sandbox', leave).body).aps;
+      expect(plain['input-push-token']).toBe(1);
+      expect({ ...aps, 'input-push-channel': undefined }).toEqual({ ...plain, 'input-push-token': undefined });
+    });
+
+    it('each payload is made once per push: the token one, and one per channel', () => {
+      const builder = builderOf();
+      const push = activity('start', T0, { channels });
+      const stringify = vi.spyOn(JSON, 'stringify');
+      try {
+        for (const device of ['a', 'b', 'c']) {
+          const ticket = activityTicket(builder, push, device);
+          builder.activityJob(ticket, TOKENS.start, 'sandbox', leave, channels.sandbox);
+          builder.activityJob(ticket, TOKENS.start, 'production', leave, channels.production);
+          builder.activityJob(ticket, TOKENS.start, 'sandbox', leave);
+        }
+        expect(stringify).toHaveBeenCalledTimes(3);
+      } finally {
+        stringify.mockRestore();
+      }
+    });
+
+    it('an update or end never names a channel', () => {
+      const builder = builderOf();
+      const push = activity('update', T0, { channels });
+      expect(JSON.parse(builder.activityJob(activityTicket(builder, push), TOKENS.update, 'sandbox', leave, channels.sandbox).body).aps).not.toHaveProperty(
+        'input-push-channel',
+      );
+    });
   });
 });

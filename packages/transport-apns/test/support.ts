@@ -9,7 +9,7 @@ import {
   type ApnsTransportOptions,
   type MemoryApnsRegistry,
 } from '@tilecast/transport-apns';
-import { startApnsDouble, type ApnsDouble } from '@tilecast/transport-apns/test-double';
+import { startApnsDouble, type ApnsDouble, type ApnsDoubleOptions } from '@tilecast/transport-apns/test-double';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
 import type { ActivityTicket, WidgetTicket } from '../src/job.js';
 import type { PushBuilder } from '../src/payloads.js';
@@ -62,14 +62,25 @@ export function transportTo(
   signingKey: string | KeyObject,
   options: Partial<ApnsTransportOptions> = {},
 ): ApnsTransport {
-  return createApnsTransport({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, signingKey, registry, origin: double.origin, ca: double.ca, ...options });
+  // No start-up channel sweep unless a test asks for one: its requests are not what most tests count.
+  return createApnsTransport({
+    teamId: TEAM_ID,
+    keyId: KEY_ID,
+    bundleId: BUNDLE_ID,
+    signingKey,
+    registry,
+    origin: double.origin,
+    ca: double.ca,
+    channelSweep: false,
+    ...options,
+  });
 }
 
-/** A transport pushing to a fresh double; its connections on the main thread unless told otherwise. */
-export async function rig(options: Partial<ApnsTransportOptions> = {}): Promise<Rig> {
+/** A transport pushing to a fresh double (with `doubleOptions`); its connections on the main thread unless told otherwise. */
+export async function rig(options: Partial<ApnsTransportOptions> = {}, doubleOptions: Partial<ApnsDoubleOptions> = {}): Promise<Rig> {
   const clock = createManualClock();
   const { privateKey, publicKey } = testSigningKey();
-  const double = await startApnsDouble({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, publicKey, clock });
+  const double = await startApnsDouble({ teamId: TEAM_ID, keyId: KEY_ID, bundleId: BUNDLE_ID, publicKey, clock, ...doubleOptions });
   const registry = createMemoryApnsRegistry();
   registry.register('phone', { environment: 'sandbox', pushToStart: TOKENS.start, widgets: TOKENS.widgets });
   registry.setActivityToken('phone', 'acme', 'build', TOKENS.update);

@@ -2,8 +2,12 @@ import { createPublicKey, randomUUID, verify, type KeyObject } from 'node:crypto
 import { constants, createSecureServer, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCertificate } from '@tilecast/core/push';
+import { ChannelBook, parseJson, type DoubleChannel, type Reply } from './channels.js';
+import { isObject, payloadProblem } from './payload.js';
 
 export { selfSignedCertificate } from '@tilecast/core/push';
+export { payloadProblem } from './payload.js';
+export type { DoubleChannel } from './channels.js';
 
 /**
  * An APNs test double: HTTP/2 over TLS on 127.0.0.1 with a self-signed certificate made
@@ -11,7 +15,11 @@ export { selfSignedCertificate } from '@tilecast/core/push';
  * `iss` and age, renewals no more often than every 20 minutes per connection, the path,
  * the headers) plus the payload shapes of docs/contract/apns.md#apns-activity-start,
  * docs/contract/apns.md#apns-activity-update-end and docs/contract/apns.md#apns-widget-push, records every request, and
- * answers 200 unless told otherwise. For tests and demos only: never production.
+ * answers 200 unless told otherwise. It is one APNs environment: its push API and its channel
+ * management API (docs/contract/broadcast-channels.md#broadcast-channel-management-api) on one
+ * origin, the transport's `origin` and `manageOrigin` alike, with the channels it made and
+ * the broadcasts sent on them (docs/contract/broadcast-channels.md#broadcast-update-end).
+ * For tests and demos only: never production.
  */
 export interface ApnsDoubleOptions {
   teamId: string;
@@ -23,6 +31,10 @@ export interface ApnsDoubleOptions {
   clock?: { now(): number };
   /** The SETTINGS_MAX_CONCURRENT_STREAMS the double announces (default 1000, as APNs). */
   maxConcurrentStreams?: number;
+  /** Broadcast is enabled for the app (default true); else channel and broadcast requests answer `400 FeatureNotEnabled`. */
+  broadcast?: boolean;
+  /** Channels that may exist at once (default 10,000, as APNs); a creation past it answers `400 CannotCreateChannelConfig`. */
+  channelLimit?: number;
 }
 
 /** What the double answers to a request: an APNs answer, or a misbehaviour. */
@@ -37,8 +49,16 @@ export type DoubleAnswer =
 
 export interface DoubleRule {
   answer: DoubleAnswer;
+  /**
+   * Which requests it answers (default `device`, the per-token pushes): `broadcast` for
+   * broadcasts, `channels` for channel management. A rule's answer takes the place of what
+   * the double would have done (a channel is then neither made nor deleted).
+   */
+  on?: 'device' | 'broadcast' | 'channels';
   /** Only for this device token (default: any request). */
   token?: string;
+  /** Only for this channel (`apns-channel-id`) of a broadcast or management request (default: any). */
+  channel?: string;
   /** How many matching requests it answers (default 1). */
   times?: number;
 }
@@ -64,13 +84,56 @@ export interface ReceivedPush {
   reason: string | null;
 }
 
+/** A broadcast (`POST /4/broadcasts/apps/<bundle>`), as received and answered. */
+export interface ReceivedBroadcast {
+  at: number;
+  connection: number;
+  path: string;
+  /** `apns-channel-id`, or null. */
+  channelId: string | null;
+  /** `apns-*` headers as received. */
+  headers: Record<string, string>;
+  jwt: ReceivedPush['jwt'];
+  payload: unknown;
+  /** As for `ReceivedPush`. */
+  status: number;
+  reason: string | null;
+}
+
+/** A channel management request (`/1/apps/<bundle>/channels` or `/all-channels`), as received and answered. */
+export interface ReceivedChannelRequest {
+  at: number;
+  connection: number;
+  method: string;
+  path: string;
+  /** `apns-channel-id` of the request (read, delete), else of the answer (a creation), else null. */
+  channelId: string | null;
+  /** The request's body (a creation's), parsed. */
+  body: unknown;
+  jwt: ReceivedPush['jwt'];
+  status: number;
+  reason: string | null;
+}
+
 export interface ApnsDouble {
   /** `https://127.0.0.1:<port>`: the transport's `origin`. */
   readonly origin: string;
   /** The certificate (PEM) to trust: the transport's `ca`. */
   readonly ca: string;
-  /** Every request, in arrival order. */
+  /** Every per-token push request (and any request to a path the double does not know), in arrival order. */
   readonly received: ReceivedPush[];
+  /** Every broadcast request, in arrival order. */
+  readonly broadcasts: ReceivedBroadcast[];
+  /** Every channel management request, in arrival order. */
+  readonly channelRequests: ReceivedChannelRequest[];
+  /** The channels that exist now (made, and not deleted), oldest first. */
+  channels(): DoubleChannel[];
+  /** Makes a channel as a creation would, even past the limit (what a crashed sender leaves behind); answers its id. */
+  addChannel(policy?: 0 | 1): string;
+  /** Deletes a channel behind the sender's back (APNs then answers `ChannelNotRegistered` for it); false when there was none. */
+  removeChannel(id: string): boolean;
+  /** Turns broadcast on or off for the app (see `ApnsDoubleOptions.broadcast`). */
+  enableBroadcast(on?: boolean): void;
   /** Queues an answer: rules are tried in order and used up (see `DoubleRule.times`). */
   answer(rule: DoubleRule): void;
   /** Resolves once `count` requests have been received in all. */
@@ -101,6 +164,17 @@ export interface ApnsDouble {
 }
 
 const HEX = /^[0-9a-fA-F]+$/;
+
+/** Where a request goes: a device token's push (or a path the double does not know), a broadcast, or channel management. */
+type Route = { kind: 'device' } | { kind: 'broadcast'; bundleId: string } | { kind: 'manage'; bundleId: string; resource: 'channels' | 'all-channels' };
+
+function routeOf(path: string): Route {
+  const broadcast = /^\/4\/broadcasts\/apps\/([^/]+)$/.exec(path);
+  if (broadcast !== null) return { kind: 'broadcast', bundleId: broadcast[1]! };
+  const manage = /^\/1\/apps\/([^/]+)\/(channels|all-channels)$/.exec(path);
+  if (manage !== null) return { kind: 'manage', bundleId: manage[1]!, resource: manage[2] as 'channels' | 'all-channels' };
+  return { kind: 'device' };
+}
 const PROVIDER_TOKEN_MAX_AGE_S = 3600;
 const PROVIDER_TOKEN_MIN_RENEWAL_S = 20 * 60;
 const MAX_PAYLOAD_BYTES = 4096;
@@ -109,14 +183,19 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   const given = options.publicKey;
   const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
-  const { key, cert } = selfSignedCertificate('Tilecast APNs test double');
+  // A name of its own: a sender trusting two doubles (push and management origins) finds each one's certificate by it.
+  const { key, cert } = selfSignedCertificate(`Tilecast APNs test double ${randomUUID()}`);
   const server: Http2Server = createSecureServer({
     key,
     cert,
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 1000 },
   });
   const received: ReceivedPush[] = [];
-  const rules: Array<Required<Omit<DoubleRule, 'token'>> & { token?: string }> = [];
+  const broadcasts: ReceivedBroadcast[] = [];
+  const channelRequests: ReceivedChannelRequest[] = [];
+  const book = new ChannelBook(options.channelLimit ?? 10_000);
+  let broadcastEnabled = options.broadcast ?? true;
+  const rules: Array<Required<Pick<DoubleRule, 'answer' | 'on' | 'times'>> & Pick<DoubleRule, 'token' | 'channel'>> = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const stalled = new Set<ServerHttp2Stream>();
   const sessions = new Set<Http2Session>();
@@ -151,16 +230,19 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     }
   };
 
-  const respond = (stream: ServerHttp2Stream, status: number, reason: string | null, retryAfter?: string) => {
+  /** Sends `reply`: a refusal's `{"reason"}`, else a success's headers and JSON body, if any. */
+  const respond = (stream: ServerHttp2Stream, reply: Reply) => {
     if (stream.closed || stream.destroyed) return;
-    const headers: Record<string, string | number> = { ':status': status, 'apns-id': randomUUID() };
-    if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
-    if (reason === null) {
+    const headers: Record<string, string | number> = { ':status': reply.status, 'apns-id': randomUUID(), ...reply.headers };
+    if (reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
+    const { reason } = reply;
+    const body = reason === null ? reply.body : reply.status === 410 ? { reason, timestamp: now() } : { reason };
+    if (body === undefined) {
       stream.respond(headers, { endStream: true });
       return;
     }
     stream.respond({ ...headers, 'content-type': 'application/json' });
-    stream.end(JSON.stringify(status === 410 ? { reason, timestamp: now() } : { reason }));
+    stream.end(JSON.stringify(body));
   };
 
   server.on('stream', (stream, headers) => {
@@ -185,18 +267,23 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   });
 
   const handle = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number) => {
+    const route = routeOf(String(headers[':path'] ?? ''));
+    if (route.kind === 'broadcast') return handleBroadcast(stream, headers, body, size, route.bundleId);
+    if (route.kind === 'manage') return handleManagement(stream, headers, body, route.bundleId, route.resource);
+    handleDevice(stream, headers, body, size);
+  };
+
+  const handleDevice = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number) => {
     const session = stream.session!;
     const path = String(headers[':path'] ?? '');
     const deviceToken = path.startsWith('/3/device/') ? path.slice('/3/device/'.length) : '';
-    const apnsHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) if (name.startsWith('apns-') && typeof value === 'string') apnsHeaders[name] = value;
     const entry: ReceivedPush = {
       at: now(),
       connection: sessionIds.get(session) ?? 0,
       method: String(headers[':method']),
       path,
       deviceToken,
-      headers: apnsHeaders,
+      headers: apnsHeadersOf(headers),
       jwt: decodeJwt(headers.authorization),
       payload: parseJson(body.toString('utf8')),
       status: 0,
@@ -207,46 +294,144 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
       entry.status = refusal.status;
       entry.reason = refusal.reason;
       record(entry);
-      return respond(stream, refusal.status, refusal.reason);
+      return respond(stream, { ...refusal });
     }
-    const index = stallingAll ? -1 : rules.findIndex((rule) => rule.token === undefined || rule.token === deviceToken.toLowerCase());
-    const rule = index === -1 ? undefined : rules[index]!;
-    if (rule !== undefined && --rule.times <= 0) rules.splice(index, 1);
-    const answer: DoubleAnswer = stallingAll ? 'stall' : (rule?.answer ?? { status: 200 });
+    const answer = ruleFor('device', (rule) => rule.token === undefined || rule.token === deviceToken.toLowerCase());
+    answerWith(
+      stream,
+      entry,
+      () => record(entry),
+      answer,
+      () => ({ status: 200, reason: null }),
+    );
+  };
+
+  /** docs/contract/broadcast-channels.md#broadcast-update-end: checked as APNs would, then answered `200` unless told otherwise. */
+  const handleBroadcast = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number, bundleId: string) => {
+    const session = stream.session!;
+    const channelId = typeof headers['apns-channel-id'] === 'string' ? headers['apns-channel-id'] : null;
+    const entry: ReceivedBroadcast = {
+      at: now(),
+      connection: sessionIds.get(session) ?? 0,
+      path: String(headers[':path']),
+      channelId,
+      headers: apnsHeadersOf(headers),
+      jwt: decodeJwt(headers.authorization),
+      payload: parseJson(body.toString('utf8')),
+      status: 0,
+      reason: null,
+    };
+    const recordIt = () => void broadcasts.push(entry);
+    const refusal = channelGate(headers, session, bundleId) ?? book.broadcastProblem(headers, body, size);
+    if (refusal !== null) {
+      entry.status = refusal.status;
+      entry.reason = refusal.reason;
+      recordIt();
+      return respond(stream, refusal);
+    }
+    const answer = ruleFor('broadcast', (rule) => rule.channel === undefined || rule.channel === channelId);
+    answerWith(stream, entry, recordIt, answer, () => ({ status: 200, reason: null }));
+  };
+
+  /** docs/contract/broadcast-channels.md#broadcast-channel-management-api: the channels kept in `book`. */
+  const handleManagement = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, bundleId: string, resource: 'channels' | 'all-channels') => {
+    const session = stream.session!;
+    const asked = typeof headers['apns-channel-id'] === 'string' ? headers['apns-channel-id'] : null;
+    const entry: ReceivedChannelRequest = {
+      at: now(),
+      connection: sessionIds.get(session) ?? 0,
+      method: String(headers[':method']),
+      path: String(headers[':path']),
+      channelId: asked,
+      body: parseJson(body.toString('utf8')),
+      jwt: decodeJwt(headers.authorization),
+      status: 0,
+      reason: null,
+    };
+    const recordIt = () => void channelRequests.push(entry);
+    const refusal = channelGate(headers, session, bundleId);
+    if (refusal !== null) {
+      entry.status = refusal.status;
+      entry.reason = refusal.reason;
+      recordIt();
+      return respond(stream, refusal);
+    }
+    const answer = ruleFor('channels', (rule) => rule.channel === undefined || rule.channel === asked);
+    answerWith(stream, entry, recordIt, answer, () => {
+      const reply = book.manage(resource, headers, body);
+      entry.channelId = reply.headers?.['apns-channel-id'] ?? entry.channelId;
+      return reply;
+    });
+  };
+
+  /** What every broadcast and management request passes first: the provider token, the app's bundle, the feature. */
+  const channelGate = (headers: IncomingHttpHeaders, session: Http2Session, bundleId: string): Reply | null => {
+    const auth = verifyProviderToken(headers.authorization, session);
+    if (auth !== null) return auth;
+    if (bundleId !== options.bundleId) return { status: 400, reason: 'TopicDisallowed' };
+    return broadcastEnabled ? null : { status: 400, reason: 'FeatureNotEnabled' };
+  };
+
+  /** The answer of the first rule `on` these requests that `matches` (used up once), or stalling while every request stalls. */
+  const ruleFor = (on: NonNullable<DoubleRule['on']>, matches: (rule: DoubleRule) => boolean): DoubleAnswer | undefined => {
+    if (stallingAll) return 'stall';
+    const index = rules.findIndex((rule) => rule.on === on && matches(rule));
+    if (index === -1) return undefined;
+    const rule = rules[index]!;
+    if (--rule.times <= 0) rules.splice(index, 1);
+    return rule.answer;
+  };
+
+  /**
+   * Answers a request that passed the checks: with `answer` (a rule's), else with what `act`
+   * does; `entry` takes the status and reason as the answer is sent (after `delayAnswers`).
+   */
+  const answerWith = (
+    stream: ServerHttp2Stream,
+    entry: { status: number; reason: string | null },
+    recordIt: () => void,
+    answer: DoubleAnswer | undefined,
+    act: () => Reply,
+  ) => {
     if (typeof answer === 'string') {
       entry.reason = answer;
-      record(entry);
-      if (answer === 'stall') stalled.add(stream);
-      else if (answer === 'reset') stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-      else {
-        session.goaway(constants.NGHTTP2_NO_ERROR, Math.max(0, (stream.id ?? 2) - 2), Buffer.from(JSON.stringify({ reason: 'Shutdown' })));
-        stream.close(constants.NGHTTP2_REFUSED_STREAM);
-        session.close();
-      }
-      return;
+      recordIt();
+      return misbehave(stream, answer);
     }
+    const reply: Reply = answer === undefined ? act() : { status: answer.status, reason: answer.reason ?? null, retryAfter: answer.retryAfter };
     const settle = () => {
-      entry.status = answer.status;
-      entry.reason = answer.reason ?? null;
+      entry.status = reply.status;
+      entry.reason = reply.reason;
     };
     if (answerDelayMs === 0) {
       settle();
-      record(entry);
-      return respond(stream, answer.status, answer.reason ?? null, answer.retryAfter);
+      recordIt();
+      return respond(stream, reply);
     }
     entry.reason = 'delayed';
-    record(entry);
+    recordIt();
     const timer = setTimeout(() => {
       held.delete(timer);
       if (stream.closed || stream.destroyed) return;
       settle();
-      respond(stream, answer.status, answer.reason ?? null, answer.retryAfter);
+      respond(stream, reply);
     }, answerDelayMs);
     held.add(timer);
     stream.on('close', () => {
       clearTimeout(timer);
       held.delete(timer);
     });
+  };
+
+  const misbehave = (stream: ServerHttp2Stream, answer: 'goaway' | 'stall' | 'reset') => {
+    const session = stream.session!;
+    if (answer === 'stall') stalled.add(stream);
+    else if (answer === 'reset') stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+    else {
+      session.goaway(constants.NGHTTP2_NO_ERROR, Math.max(0, (stream.id ?? 2) - 2), Buffer.from(JSON.stringify({ reason: 'Shutdown' })));
+      stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      session.close();
+    }
   };
 
   /** What APNs would refuse, in the order it checks; null when the request is good. */
@@ -312,11 +497,17 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     origin: `https://127.0.0.1:${port}`,
     ca: cert,
     received,
-    answer: (rule) => void rules.push({ ...rule, times: rule.times ?? 1 }),
+    broadcasts,
+    channelRequests,
+    channels: () => book.list(),
+    addChannel: (policy = 1) => book.add(policy),
+    removeChannel: (id) => book.remove(id),
+    enableBroadcast: (on = true) => void (broadcastEnabled = on),
+    answer: (rule) => void rules.push({ ...rule, on: rule.on ?? 'device', times: rule.times ?? 1 }),
     delayAnswers: (ms) => void (answerDelayMs = Math.max(0, ms)),
     waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     releaseStalled(answer = { status: 200 }) {
-      for (const stream of [...stalled]) respond(stream, answer.status, answer.reason ?? null);
+      for (const stream of [...stalled]) respond(stream, { status: answer.status, reason: answer.reason ?? null });
       stalled.clear();
     },
     goawayOnConnect: (on = true) => void (turningAway = on),
@@ -331,12 +522,11 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** The `apns-*` headers of a request, as received. */
+function apnsHeadersOf(headers: IncomingHttpHeaders): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.startsWith('apns-') && typeof value === 'string') found[name] = value;
+  return found;
 }
 
 function decodeJwt(authorization: string | undefined): ReceivedPush['jwt'] {
@@ -346,40 +536,4 @@ function decodeJwt(authorization: string | undefined): ReceivedPush['jwt'] {
   const claims = parseJson(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
   if (!isObject(header) || !isObject(claims)) return null;
   return { header, claims };
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The payload shapes of docs/contract/apns.md#apns-activity-start, docs/contract/apns.md#apns-activity-update-end and
- * docs/contract/apns.md#apns-widget-push; null when the payload has the right shape. */
-export function payloadProblem(pushType: string, payload: unknown): string | null {
-  if (!isObject(payload) || !isObject(payload.aps)) return 'no aps object';
-  const aps = payload.aps;
-  if (Object.keys(payload).length !== 1) return 'keys beside aps';
-  if (pushType === 'widgets') {
-    return Object.keys(aps).length === 1 && aps['content-changed'] === true ? null : 'a widgets push is {"aps":{"content-changed":true}}';
-  }
-  if (!Number.isInteger(aps.timestamp)) return 'timestamp is not whole seconds';
-  if (!isObject(aps['content-state'])) return 'content-state is not an object';
-  const contentState = aps['content-state'];
-  if (!('state' in contentState) || !('content' in contentState) || Object.keys(contentState).length !== 2) return 'content-state is not {state, content}';
-  const allowed: Record<string, string[]> = {
-    start: ['timestamp', 'event', 'content-state', 'attributes-type', 'attributes', 'alert', 'input-push-token'],
-    update: ['timestamp', 'event', 'content-state'],
-    end: ['timestamp', 'event', 'content-state', 'dismissal-date'],
-  };
-  const keys = allowed[String(aps.event)];
-  if (keys === undefined) return 'event is not start, update or end';
-  const extra = Object.keys(aps).filter((k) => !keys.includes(k));
-  if (extra.length > 0) return `unexpected aps keys: ${extra.join(', ')}`;
-  if (aps.event === 'start') {
-    if (typeof aps['attributes-type'] !== 'string') return 'attributes-type is not a string';
-    const attributes = aps.attributes;
-    if (!isObject(attributes) || typeof attributes.owner !== 'string' || typeof attributes.slug !== 'string' || typeof attributes.template !== 'string')
-      return 'attributes is not {owner, slug, template}';
-    if (!isObject(aps.alert) || typeof aps.alert.title !== 'string' || typeof aps.alert.body !== 'string') return 'alert is not {title, body}';
-    if (aps['input-push-token'] !== 1) return 'input-push-token is not 1';
-  }
-  if (aps.event === 'end' && !Number.isInteger(aps['dismissal-date'])) return 'dismissal-date is not whole seconds';
-  return null;
 }
