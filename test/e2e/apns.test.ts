@@ -170,7 +170,7 @@ describe.each(stores.flatMap((store) => e2eAdapters.map((adapter) => [store, ada
       double.answer({ answer: { status: 410, reason: 'Unregistered' }, token: GUEST_WIDGETS });
       await publish('/widget/lights', { content: switchboardContent() });
       await settled();
-      expect(await opened.storage.getApnsRegistration('guest-phone')).toEqual({ environment: 'production', pushToStart: null, widgets: null });
+      expect(await opened.storage.getApnsRegistration('guest-phone')).toEqual({ environment: 'production', pushToStart: null, widgets: null, channels: false });
       expect((await asDevice(f.deviceToken, 'DELETE', '/push')).status).toBe(204);
       clock.advance(2_000);
       await publish('/widget/lights', { content: switchboardContent() });

@@ -54,11 +54,45 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       const put = await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
       expect(put.status).toBe(204);
       expect(put.body).toBeNull();
-      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'sandbox', pushToStart: HEX.toLowerCase(), widgets: HEX2 });
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({
+        environment: 'sandbox',
+        pushToStart: HEX.toLowerCase(),
+        widgets: HEX2,
+        channels: false,
+      });
       expect((await device('PUT', '/push', { body: { environment: 'production', widgets: null } })).status).toBe(204);
-      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'production', pushToStart: HEX.toLowerCase(), widgets: null });
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({
+        environment: 'production',
+        pushToStart: HEX.toLowerCase(),
+        widgets: null,
+        channels: false,
+      });
       expect((await device('PUT', '/push', { body: { environment: 'production' } })).status).toBe(204);
       expect((await api.storage.getApnsRegistration('acme-phone'))?.pushToStart).toBe(HEX.toLowerCase());
+    });
+
+    it('channels says the app follows broadcast channels; omitted, the stored flag is kept (docs/contract/broadcast-channels.md#broadcast-device-flag)', async () => {
+      const flag = async () => (await api.storage.getApnsRegistration('acme-phone'))?.channels;
+      expect((await device('PUT', '/push', { body: { environment: 'production', push_to_start: HEX, channels: true } })).status).toBe(204);
+      expect(await flag()).toBe(true);
+      expect(await api.storage.listChannelFollowers('acme', ['production'])).toEqual(['acme-phone']);
+      // Another token, another environment: the flag stays.
+      expect((await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX2 } })).status).toBe(204);
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({
+        environment: 'sandbox',
+        pushToStart: HEX.toLowerCase(),
+        widgets: HEX2,
+        channels: true,
+      });
+      expect((await device('PUT', '/push', { body: { environment: 'sandbox', channels: false } })).status).toBe(204);
+      expect(await flag()).toBe(false);
+      expect(await api.storage.listChannelFollowers('acme', ['production', 'sandbox'])).toEqual([]);
+      // A new registration starts without it.
+      expect((await device('DELETE', '/push')).status).toBe(204);
+      expect((await device('PUT', '/push', { body: { environment: 'sandbox', channels: true } })).status).toBe(204);
+      expect((await device('DELETE', '/push')).status).toBe(204);
+      expect((await device('PUT', '/push', { body: { environment: 'sandbox' } })).status).toBe(204);
+      expect(await flag()).toBe(false);
     });
 
     it('422 field errors: environment required and one of two, hex of 16 to 512, no coercion, unknown fields refused', async () => {
@@ -70,6 +104,18 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
         [{ environment: 'sandbox', push_to_start: 'a'.repeat(513) }, [{ loc: ['body', 'push_to_start'], type: 'string_too_long' }]],
         [{ environment: 'sandbox', push_to_start: 1234567890123456 }, [{ loc: ['body', 'push_to_start'], type: 'string_type' }]],
         [{ environment: 'sandbox', token: HEX }, [{ loc: ['body', 'token'], type: 'extra_forbidden' }]],
+        // `channels` is a boolean, not a string, a number or null (docs/contract/broadcast-channels.md#broadcast-device-flag).
+        [{ environment: 'sandbox', channels: 'true' }, [{ loc: ['body', 'channels'], type: 'bool_type' }]],
+        [{ environment: 'sandbox', channels: 1 }, [{ loc: ['body', 'channels'], type: 'bool_type' }]],
+        [{ environment: 'sandbox', channels: null }, [{ loc: ['body', 'channels'], type: 'bool_type' }]],
+        [{ environment: 'sandbox', channels: [true] }, [{ loc: ['body', 'channels'], type: 'bool_type' }]],
+        [
+          { environment: 'staging', channels: 'yes' },
+          [
+            { loc: ['body', 'environment'], type: 'enum' },
+            { loc: ['body', 'channels'], type: 'bool_type' },
+          ],
+        ],
         [[], [{ loc: ['body'], type: 'dict_type' }]],
       ];
       for (const [body, expected] of cases) {
@@ -80,6 +126,8 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
           JSON.stringify(body),
         ).toEqual(expected);
       }
+      // Nothing of a refused body was stored.
+      expect(await api.storage.getApnsRegistration('acme-phone')).toBeNull();
       // 16 and 512 characters are accepted.
       expect((await device('PUT', '/push', { body: { environment: 'sandbox', widgets: 'A'.repeat(16), push_to_start: 'b'.repeat(512) } })).status).toBe(204);
     });
@@ -194,7 +242,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
       expect(await api.storage.getFcmToken('acme-phone')).toBe(FCM);
       await device('PUT', '/push', { body: { environment: 'sandbox', widgets: HEX2 } });
       expect((await device('DELETE', '/fcm')).status).toBe(204);
-      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: HEX2 });
+      expect(await api.storage.getApnsRegistration('acme-phone')).toEqual({ environment: 'sandbox', pushToStart: null, widgets: HEX2, channels: false });
     });
   });
 
@@ -284,9 +332,38 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
           content: expect.objectContaining({ template: 'progress' }),
           dismissal_delay_s: 30,
           updated_at: new Date(clock.now()).toISOString(),
+          channel_id: null,
         },
       ],
     });
+    expect((await device('GET', '/activities', { token: f.guestToken })).body).toEqual({ activities: [] });
+  });
+
+  it('GET /device/activities: channel_id is the broadcast channel of the environment the device registered, else null (docs/contract/broadcast-channels.md#broadcast-channel-id-sync)', async () => {
+    await api.tilecast.management.createActivity({ account: 'acme', slug: 'match', template: 'progress', delivery: 'broadcast' });
+    expect((await request(api, 'PATCH', '/activity/build', { token: f.acme, body: progressUpdate(0.25) })).status).toBe(200);
+    expect((await request(api, 'PATCH', '/activity/match', { token: f.acme, body: progressUpdate(0.5) })).status).toBe(200);
+    const channels = async () => {
+      const reply = await device('GET', '/activities');
+      expect(reply.status).toBe(200);
+      return Object.fromEntries(reply.body.activities.map((activity: { slug: string; channel_id: unknown }) => [activity.slug, activity.channel_id]));
+    };
+    // The channels the transport stored at start, one per environment; a channel left on
+    // an activity delivered per token is never shown.
+    expect(await api.storage.setActivityChannel('acme', 'match', 'sandbox', 'sandbox-channel')).toBe(true);
+    expect(await api.storage.setActivityChannel('acme', 'build', 'sandbox', 'left-over')).toBe(true);
+    // No APNs registration: no environment, no channel.
+    expect(await channels()).toEqual({ build: null, match: null });
+    await device('PUT', '/push', { body: { environment: 'sandbox', channels: true } });
+    expect(await channels()).toEqual({ build: null, match: 'sandbox-channel' });
+    // Production has no channel yet.
+    await device('PUT', '/push', { body: { environment: 'production' } });
+    expect(await channels()).toEqual({ build: null, match: null });
+    await api.storage.setActivityChannel('acme', 'match', 'production', 'production-channel');
+    expect(await channels()).toEqual({ build: null, match: 'production-channel' });
+    // Back to per-token delivery: the channel is stored still, and shown no more.
+    await api.tilecast.management.createActivity({ account: 'acme', slug: 'match', template: 'progress', delivery: 'tokens' });
+    expect(await channels()).toEqual({ build: null, match: null });
     expect((await device('GET', '/activities', { token: f.guestToken })).body).toEqual({ activities: [] });
   });
 
@@ -341,7 +418,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     const reply = await device('DELETE', '/push');
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
-    expect(await store.getApnsRegistration(phone.id)).toEqual({ environment: 'production', pushToStart: null, widgets: HEX2 });
+    expect(await store.getApnsRegistration(phone.id)).toEqual({ environment: 'production', pushToStart: null, widgets: HEX2, channels: false });
     expect(await store.getActivityPushToken(phone.id, 'acme', 'build')).toBe(HEX2);
   });
 

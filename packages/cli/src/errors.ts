@@ -54,6 +54,8 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   limit: '--limit',
   activityQuota: '--quota',
   dismissalDelayS: '--dismissal-delay',
+  delivery: '--delivery',
+  frequentUpdates: '--frequent-updates',
   staleAfter: '--stale-after',
   template: '--template',
   privacy: '--privacy',

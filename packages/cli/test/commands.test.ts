@@ -192,15 +192,33 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
 
   it('activities create and delete', async () => {
     const text = await cli('activities', 'create', 'acme', 'build', '--template', 'progress');
-    expect(text.stdout).toBe('Created activity acme/build (template progress, dismissal delay 0 s).\n');
+    expect(text.stdout).toBe('Created activity acme/build (template progress, dismissal delay 0 s, tokens delivery).\n');
+    expect(await store.getActivity('acme', 'build')).toMatchObject({ delivery: 'tokens', frequentUpdates: false });
     expect(await cliJson('activities', 'create', 'acme', 'deploy', '--template', 'generic', '--dismissal-delay', '600')).toEqual({
       account: 'acme',
       slug: 'deploy',
       template: 'generic',
       dismissal_delay_s: 600,
+      delivery: 'tokens',
+      frequent_updates: false,
     });
     expect(await store.getActivity('acme', 'deploy')).toMatchObject({ template: 'generic', dismissalDelayS: 600 });
-    expect((await store.listActivities('acme')).map((a) => a.slug)).toEqual(['build', 'deploy']);
+    const broadcast = await cli('activities', 'create', 'acme', 'match', '--template', 'monitor', '--delivery', 'broadcast', '--frequent-updates');
+    expect(broadcast.stdout).toBe('Created activity acme/match (template monitor, dismissal delay 0 s, broadcast delivery, frequent updates).\n');
+    expect(await store.getActivity('acme', 'match')).toMatchObject({ delivery: 'broadcast', frequentUpdates: true });
+    expect(await cliJson('activities', 'create', 'acme', 'quiz', '--template', 'monitor', '--delivery', 'broadcast')).toMatchObject({
+      delivery: 'broadcast',
+      frequent_updates: false,
+    });
+    expect((await store.listActivities('acme')).map((a) => a.slug)).toEqual(['build', 'deploy', 'match', 'quiz']);
+    await expectFailure(
+      ['activities', 'create', 'acme', 'late', '--template', 'progress', '--delivery', 'channel'],
+      2,
+      /^tilecast activities create: --delivery must be one of tokens, broadcast, got "channel"$/m,
+    );
+    await expectFailure(['activities', 'create', 'acme', 'late', '--template', 'progress', '--frequent-updates=yes'], 2, /--frequent-updates takes no value/);
+    expect(await store.getActivity('acme', 'late')).toBeNull();
+    for (const slug of ['match', 'quiz']) await cliJson('activities', 'delete', 'acme', slug);
 
     await expectFailure(
       ['activities', 'create', 'acme', 'build', '--template', 'generic'],
@@ -318,7 +336,14 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
             devices: [{ id: 'acme-tablet', token: 'dev_acme_tablet' }],
             widgets: [{ slug: 'lights', template: 'gauge', shared_with: ['shop-phone'] }],
           },
-          { id: 'shop', devices: [{ id: 'shop-phone' }], activities: [{ slug: 'orders', template: 'monitor' }] },
+          {
+            id: 'shop',
+            devices: [{ id: 'shop-phone' }],
+            activities: [
+              { slug: 'orders', template: 'monitor' },
+              { slug: 'match', template: 'monitor', delivery: 'broadcast', frequent_updates: true },
+            ],
+          },
         ],
       }),
     );
@@ -338,7 +363,8 @@ describe.skipIf(!DATABASE_URL)('tilecast on PostgreSQL', { timeout: 60_000 }, ()
     expect(await store.getAccount('acme')).toEqual(acmeBefore);
     expect((await store.getWidget('acme', 'lights'))?.template).toBe('switchboard');
     expect(await store.listWidgetShares('acme', 'lights')).toEqual(['shop-phone']);
-    expect((await store.getActivity('shop', 'orders'))?.template).toBe('monitor');
+    expect(await store.getActivity('shop', 'orders')).toMatchObject({ template: 'monitor', delivery: 'tokens', frequentUpdates: false });
+    expect(await store.getActivity('shop', 'match')).toMatchObject({ template: 'monitor', delivery: 'broadcast', frequentUpdates: true });
 
     const again = await cli('seed', 'apply', seedPath);
     expect(again.code).toBe(0);

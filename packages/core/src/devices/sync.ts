@@ -1,7 +1,7 @@
 import type { TilecastContext } from '../context.js';
 import { fail } from '../errors.js';
 import { activityPushToken, fcmRegistration, pushRegistration, validate } from '../schemas/index.js';
-import type { DeviceIdentity, DeviceRecord } from '../storage/records.js';
+import type { ActivityRecord, DeviceIdentity, DeviceRecord } from '../storage/records.js';
 import { type DeviceActivity, type DeviceWidget, deviceActivity, deviceWidget } from '../transport/pushes.js';
 
 /**
@@ -15,10 +15,10 @@ import { type DeviceActivity, type DeviceWidget, deviceActivity, deviceWidget } 
 export async function registerPush(context: TilecastContext, device: DeviceRecord, body: unknown): Promise<void> {
   const parsed = validate(pushRegistration, body, ['body']);
   if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
-  const { environment, push_to_start, widgets } = parsed.output;
+  const { environment, push_to_start, widgets, channels } = parsed.output;
   const written = await context.storage.setApnsRegistration(
     device.id,
-    { environment, pushToStart: lowerCase(push_to_start), widgets: lowerCase(widgets) },
+    { environment, pushToStart: lowerCase(push_to_start), widgets: lowerCase(widgets), channels },
     { ifDevice: identityOf(device) },
   );
   // The device was removed, or its token rotated, since it authenticated: its credentials
@@ -99,10 +99,30 @@ export async function getDeviceWidget(context: TilecastContext, device: DeviceRe
   return deviceWidget(widget);
 }
 
-/** `GET /device/activities`: the live activities of the device's account. */
-export async function listDeviceActivities(context: TilecastContext, device: DeviceRecord): Promise<{ activities: DeviceActivity[] }> {
-  const activities = await context.storage.listActivities(device.accountId);
-  return { activities: activities.filter((activity) => activity.live).map(deviceActivity) };
+/**
+ * An item of `GET /device/activities`: the activity and the broadcast channel a relaunched
+ * app subscribes to (docs/contract/broadcast-channels.md#broadcast-channel-id-sync).
+ */
+export type ListedDeviceActivity = DeviceActivity & { channel_id: string | null };
+
+/**
+ * `GET /device/activities`: the live activities of the device's account. `channel_id` is
+ * the activity's channel in the environment the device registered for APNs, when its
+ * updates are broadcast; null for per-token delivery, and for a device without an APNs
+ * registration (docs/contract/broadcast-channels.md#broadcast-channel-id-sync).
+ */
+export async function listDeviceActivities(context: TilecastContext, device: DeviceRecord): Promise<{ activities: ListedDeviceActivity[] }> {
+  const live = (await context.storage.listActivities(device.accountId)).filter((activity) => activity.live);
+  const broadcasting = (activity: ActivityRecord) =>
+    activity.delivery === 'broadcast' && (activity.channels.production !== null || activity.channels.sandbox !== null);
+  // The registration is read only when some channel could be shown: not for token delivery.
+  const environment = live.some(broadcasting) ? ((await context.storage.getApnsRegistration(device.id))?.environment ?? null) : null;
+  return {
+    activities: live.map((activity) => ({
+      ...deviceActivity(activity),
+      channel_id: environment !== null && activity.delivery === 'broadcast' ? activity.channels[environment] : null,
+    })),
+  };
 }
 
 const lowerCase = (token: string | null | undefined): string | null | undefined => (typeof token === 'string' ? token.toLowerCase() : token);

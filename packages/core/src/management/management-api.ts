@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import { activityTemplateNames, widgetTemplateNames } from '../schemas/index.js';
-import type { AccountRecord, Subscription, WidgetPrivacy } from '../storage/records.js';
+import type { AccountRecord, ActivityDefinition, ActivityDelivery, Subscription, WidgetPrivacy } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { Identifier, OwnDeviceShareError, parseArgument, ProvidedToken, UnknownRecordError } from './arguments.js';
 import { type DeadLetterSummary, type DeliveryListInput, DeliveryListSchema, type DeliverySummary, deadLetters, pendingDeliveries } from './deliveries.js';
@@ -22,11 +22,17 @@ const AccountInput = v.strictObject({
   subscription: v.optional(SubscriptionSchema, 'active'),
   activityQuota: v.optional(Quota, DEFAULT_ACTIVITY_QUOTA),
 });
+/** How an activity's updates reach iPhones (docs/contract/broadcast-channels.md#broadcast-activity-delivery). */
+export const activityDeliveries = ['tokens', 'broadcast'] as const satisfies readonly ActivityDelivery[];
 const ActivityInput = v.strictObject({
   account: Identifier,
   slug: Identifier,
   template: v.picklist(activityTemplateNames),
   dismissalDelayS: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(14_400)), 0),
+  // docs/contract/broadcast-channels.md#broadcast-activity-delivery: per-token unless asked.
+  delivery: v.optional(v.picklist(activityDeliveries), 'tokens'),
+  // docs/contract/broadcast-channels.md#broadcast-storage-policy
+  frequentUpdates: v.optional(v.boolean(), false),
 });
 const WidgetInput = v.strictObject({
   account: Identifier,
@@ -74,7 +80,11 @@ export interface ManagementApi {
   rotateToken(accountId: string): Promise<string>;
   setSubscription(accountId: string, subscription: Subscription): Promise<void>;
   setActivityQuota(accountId: string, quota: number): Promise<void>;
-  /** Creates an activity, or changes its template / dismissal delay. */
+  /**
+   * Creates an activity, or changes its template / dismissal delay / delivery (`tokens`,
+   * the default, or `broadcast`) / `frequentUpdates` (default false). A changed delivery
+   * keeps the channels stored; a broadcast activity gets new ones at its next start.
+   */
   createActivity(input: ActivityInput): Promise<void>;
   deleteActivity(accountId: string, slug: string): Promise<boolean>;
   /** Creates a widget, or changes its template / stale_after / privacy. */
@@ -119,6 +129,18 @@ export interface ManagementApi {
   listDeadLetters(query?: DeliveryListInput): Promise<DeadLetterSummary[]>;
 }
 
+/** The stored definition of a checked `ActivityInput`. */
+function activityDefinition(activity: v.InferOutput<typeof ActivityInput>): ActivityDefinition {
+  return {
+    accountId: activity.account,
+    slug: activity.slug,
+    template: activity.template,
+    dismissalDelayS: activity.dismissalDelayS,
+    delivery: activity.delivery,
+    frequentUpdates: activity.frequentUpdates,
+  };
+}
+
 export function createManagementApi(storage: Storage): ManagementApi {
   const requireAccount = async (accountId: string): Promise<void> => {
     if (!(await storage.getAccount(accountId))) throw new UnknownRecordError('account', accountId);
@@ -161,12 +183,7 @@ export function createManagementApi(storage: Storage): ManagementApi {
     async createActivity(input) {
       const activity = parseArgument(ActivityInput, input, 'createActivity');
       await requireAccount(activity.account);
-      await storage.putActivity({
-        accountId: activity.account,
-        slug: activity.slug,
-        template: activity.template,
-        dismissalDelayS: activity.dismissalDelayS,
-      });
+      await storage.putActivity(activityDefinition(activity));
     },
     deleteActivity: (accountId, slug) => storage.deleteActivity(accountId, slug),
     async createWidget(input) {
@@ -201,10 +218,7 @@ export function createManagementApi(storage: Storage): ManagementApi {
     async createActivityIfAbsent(input) {
       const activity = parseArgument(ActivityInput, input, 'createActivityIfAbsent');
       await requireAccount(activity.account);
-      return storage.createIfAbsent({
-        kind: 'activity',
-        definition: { accountId: activity.account, slug: activity.slug, template: activity.template, dismissalDelayS: activity.dismissalDelayS },
-      });
+      return storage.createIfAbsent({ kind: 'activity', definition: activityDefinition(activity) });
     },
     async createWidgetIfAbsent(input) {
       const widget = parseArgument(WidgetInput, input, 'createWidgetIfAbsent');

@@ -1,12 +1,15 @@
 import * as v from 'valibot';
 import { Identifier, parseArgument, ProvidedToken } from './arguments.js';
-import type { ManagementApi } from './management-api.js';
+import { activityDeliveries, type ManagementApi } from './management-api.js';
 
 const SeedDevice = v.strictObject({ id: Identifier, token: v.optional(ProvidedToken) });
 const SeedActivity = v.strictObject({
   slug: Identifier,
   template: v.string(),
   dismissal_delay_s: v.optional(v.number()),
+  // docs/contract/broadcast-channels.md#broadcast-reference-settings: as the management API takes them.
+  delivery: v.optional(v.picklist(activityDeliveries)),
+  frequent_updates: v.optional(v.boolean()),
 });
 const SeedWidget = v.strictObject({
   slug: Identifier,
@@ -67,6 +70,8 @@ export async function loadSeed(management: ManagementApi, input: unknown): Promi
         slug: activity.slug,
         template: activity.template as never,
         dismissalDelayS: activity.dismissal_delay_s,
+        delivery: activity.delivery,
+        frequentUpdates: activity.frequent_updates,
       });
     }
     for (const widget of account.widgets) {

@@ -81,6 +81,13 @@ export const DeviceActivity = v.object({
   content: v.nullable(schemas.activityContentSchema),
   dismissal_delay_s: v.pipe(v.number(), v.integer(), v.minValue(0)),
   updated_at: v.nullable(timestamp('When the activity was last updated.')),
+  // docs/contract/broadcast-channels.md#broadcast-channel-id-sync
+  channel_id: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      'The APNs broadcast channel carrying its updates in the environment this device registered, to subscribe to with `pushType: .channel(id)`; null for per-token delivery.',
+    ),
+  ),
 });
 export const DeviceWidgetList = v.object({ widgets: v.array(DeviceWidget) });
 export const DeviceActivityList = v.object({ activities: v.array(DeviceActivity) });

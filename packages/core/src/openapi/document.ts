@@ -346,7 +346,8 @@ function deviceSyncOperations(components: ComponentSchemas, prefix: string): Rec
         ...common,
         operationId: 'put_device_push',
         summary: 'Register APNs tokens',
-        description: "The device's push-to-start (ActivityKit) and widget (WidgetKit) tokens. An omitted token is kept; `null` removes it.",
+        description:
+          "The device's push-to-start (ActivityKit) and widget (WidgetKit) tokens. An omitted token is kept; `null` removes it. `channels: true` says the app follows broadcast channels (iOS 18 and later); omitted, the stored flag is kept.",
         requestBody: jsonBody(components.ref('PushRegistration', 'input')),
         responses: { ...done, ...r.deviceUnauthorized, ...body, ...r.unavailable },
       },

@@ -80,6 +80,7 @@ export const DeviceActivitySchema = tagged(
         content: activityContentSchemas[name],
         dismissal_delay_s: v.pipe(v.number(), v.minValue(0)),
         updated_at: v.nullable(timestamp()),
+        channel_id: v.nullable(v.string()),
       }),
     ]),
   ),
@@ -128,7 +129,8 @@ const published: readonly { path: string; name: string; description: string; sch
   {
     path: 'device/push-registration',
     name: 'PushRegistration',
-    description: 'The body of PUT /device/push: the APNs environment, the push-to-start and the WidgetKit token (omitted: kept; null: removed).',
+    description:
+      'The body of PUT /device/push: the APNs environment, the push-to-start and the WidgetKit token (omitted: kept; null: removed), and whether the app follows broadcast channels (omitted: kept).',
     schema: pushRegistration,
     mode: 'input',
   },

@@ -10,11 +10,14 @@ export const apnsToken = v.pipe(v.string(), v.minLength(16), v.maxLength(512), v
 /**
  * `PUT /device/push`: `environment` required; a token omitted is kept as it is, `null`
  * removes it (so `null` is not "absent" here, unlike the content schemas' `orNull`).
+ * `channels` (docs/contract/broadcast-channels.md#broadcast-device-flag): the app follows
+ * broadcast channels; omitted, the stored flag is kept. A boolean only: no coercion.
  */
 export const pushRegistration = strict({
   environment: v.picklist(['production', 'sandbox']),
   push_to_start: v.optional(v.nullable(apnsToken)),
   widgets: v.optional(v.nullable(apnsToken)),
+  channels: v.optional(v.boolean()),
 });
 
 /** `PUT /device/activities/{owner}/{slug}/push`. */

@@ -353,7 +353,7 @@ describe('the whole public API', () => {
     expect(Object.keys(push.put.responses)).toEqual(['204', '401', '413', '415', '422', '503']);
     expect(component('PushRegistration', 'Input')).toMatchObject({
       required: ['environment'],
-      properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] } },
+      properties: { widgets: { anyOf: [{ type: 'string', minLength: 16, maxLength: 512 }, { type: 'null' }] }, channels: { type: 'boolean' } },
     });
     const fcm = doc.paths['/device/fcm'];
     expect(Object.keys(fcm)).toEqual(['put', 'delete']);
@@ -376,7 +376,17 @@ describe('the whole public API', () => {
     expect(component('DeviceActivity', 'Output').properties.content).toMatchObject({
       anyOf: [{ $ref: '#/components/schemas/ActivityContent-Output' }, { type: 'null' }],
     });
-    expect(component('DeviceActivity', 'Output').required).toEqual(['owner', 'slug', 'template', 'state', 'content', 'dismissal_delay_s', 'updated_at']);
+    expect(component('DeviceActivity', 'Output').required).toEqual([
+      'owner',
+      'slug',
+      'template',
+      'state',
+      'content',
+      'dismissal_delay_s',
+      'updated_at',
+      'channel_id',
+    ]);
+    expect(component('DeviceActivity', 'Output').properties.channel_id).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 
   it('the device API follows where the host mounts it, or is left out', () => {
