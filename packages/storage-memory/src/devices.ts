@@ -5,7 +5,7 @@ import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
 
 function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
   const ids = state.devicesByAccount.get(accountId);
-  ids?.delete(deviceId);
+  if (ids?.delete(deviceId)) state.sortedDeviceIds.delete(accountId);
   if (ids?.size === 0) state.devicesByAccount.delete(accountId);
 }
 
@@ -33,7 +33,15 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
 }
 
 export function deviceMethods(state: MemoryState): DeviceStore {
-  const sortedIds = (accountId: string): string[] => [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
+  /** A copy of the account's ids in code-unit order (sorted once per change of its devices). */
+  const sortedIds = (accountId: string): string[] => {
+    let sorted = state.sortedDeviceIds.get(accountId);
+    if (sorted === undefined) {
+      sorted = [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
+      state.sortedDeviceIds.set(accountId, sorted);
+    }
+    return sorted.slice();
+  };
   return {
     async upsertDevice(device) {
       const holder = state.deviceByToken.get(device.tokenHash);
@@ -62,7 +70,10 @@ export function deviceMethods(state: MemoryState): DeviceStore {
         ids = new Set();
         state.devicesByAccount.set(device.accountId, ids);
       }
-      ids.add(device.id);
+      if (!ids.has(device.id)) {
+        ids.add(device.id);
+        state.sortedDeviceIds.delete(device.accountId);
+      }
     },
 
     async deleteDevice(deviceId) {

@@ -59,6 +59,12 @@ export interface MemoryState {
   deviceByToken: Map<string, DeviceRecord>;
   /** accountId → its device ids. */
   devicesByAccount: Map<string, Set<string>>;
+  /**
+   * Each account's device ids in code-unit order, as last listed; dropped when the account
+   * gains or loses a device. Every delivery job lists its account's devices: sorting a
+   * hundred thousand ids each time (about 100 ms) would hold the event loop per update.
+   */
+  sortedDeviceIds: Map<string, readonly string[]>;
   /** deviceId → widget keys (`widgetKey`) shared with it. */
   sharesByDevice: Map<string, Set<string>>;
   events: Map<string, EventLog>;
@@ -126,6 +132,7 @@ export function createState(): MemoryState {
     devices: new Map(),
     deviceByToken: new Map(),
     devicesByAccount: new Map(),
+    sortedDeviceIds: new Map(),
     sharesByDevice: new Map(),
     events: new Map(),
     eventStreamSlots: new Map(),

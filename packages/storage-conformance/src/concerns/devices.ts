@@ -48,6 +48,30 @@ export function deviceTests(get: GetHandles): void {
     expect(await storage.listAccountDeviceIds(uid('missing'))).toEqual([]);
   });
 
+  it('listAccountDeviceIds follows every change after a listing: a device added, moved away, moved in, deleted, and a listing changed by its caller', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const other = await newAccount(storage);
+    const stem = uid('dev');
+    const a = await newDevice(storage, account.id, `${stem}-a`);
+    const listed = await storage.listAccountDeviceIds(account.id);
+    expect(listed).toEqual([a.id]);
+    // What a caller does with its list is its own business.
+    listed.push('intruder');
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual([a.id]);
+    const c = await newDevice(storage, account.id, `${stem}-c`);
+    const b = await newDevice(storage, account.id, `${stem}-b`);
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual([a.id, b.id, c.id]);
+    await storage.upsertDevice({ ...b, accountId: other.id });
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual([a.id, c.id]);
+    const moved = await newDevice(storage, other.id, `${stem}-0`);
+    await storage.upsertDevice({ ...moved, accountId: account.id });
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual([moved.id, a.id, c.id]);
+    await storage.deleteDevice(a.id);
+    expect(await storage.listAccountDeviceIds(account.id)).toEqual([moved.id, c.id]);
+    expect(await storage.listAccountDeviceIds(other.id)).toEqual([b.id]);
+  });
+
   it('deleteDevice is true once, then false, and removes every share naming it', async () => {
     const { storage } = get();
     const owners = [await newAccount(storage), await newAccount(storage)];
