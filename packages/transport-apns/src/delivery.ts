@@ -19,9 +19,6 @@ import type { ApnsRequest } from './request.js';
 /** What a push came to: its outcome, with the reason when it was given up (a dead letter's reason). */
 export type ApnsResult = PushOutcome | PushReport;
 
-/** The outcome alone. */
-export const outcomeName = (result: ApnsResult): PushOutcome => (typeof result === 'string' ? result : result.outcome);
-
 /** A push may be delivered up to an hour after it was handed over (`apns-expiration`). */
 export const APNS_EXPIRATION_S = 3600;
 /** `429` and `5xx` (and lost streams) are retried at most this many times. */

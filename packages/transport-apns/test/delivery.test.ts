@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
 import { Superseding, WITHDRAWN, type Connections, type PushAnswer } from '@tilecast/core/push';
 import { type ApnsCounters, zeroCounters } from '../src/counters.js';
-import { Delivery, outcomeName } from '../src/delivery.js';
+import { outcomeOf } from '@tilecast/core/push';
+import { Delivery } from '../src/delivery.js';
 import type { Job } from '../src/job.js';
 import type { ApnsRequest } from '../src/request.js';
 import { PushBuilder } from '../src/payloads.js';
@@ -111,7 +112,7 @@ function deliveryRig(answers: PushAnswer[]): DeliveryRig {
     send: (job) =>
       delivery
         .send(job)
-        .then(outcomeName)
+        .then(outcomeOf)
         .finally(() => superseding.settle(job.key, job.seq)),
   };
 }

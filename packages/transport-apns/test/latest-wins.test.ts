@@ -1,7 +1,7 @@
 import type { PushOutcome } from '@tilecast/core';
 import { createMemoryApnsRegistry } from '@tilecast/transport-apns';
 import { startApnsDouble } from '@tilecast/transport-apns/test-double';
-import { outcomeName } from '../src/delivery.js';
+import { outcomeOf } from '@tilecast/core/push';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/manual-clock.js';
 import { CONNECTION_THREADS, activity, BUNDLE_ID, flush, KEY_ID, rig, T0, TEAM_ID, testSigningKey, transportTo, until, widget, type Rig } from './support.js';
@@ -89,13 +89,13 @@ describe('transport-apns: a stalled APNs keeps one push per device and resource 
       for (let d = 0; d < DEVICES; d++) {
         handed += 1;
         const sent = transport.pushActivity(`phone-${d}`, update);
-        void sent.then((result) => count(outcomeName(result)));
-        if (u === ACTIVITY_UPDATES - 1) void sent.then((outcome) => lastActivity.set(d, outcomeName(outcome)));
+        void sent.then((result) => count(outcomeOf(result)));
+        if (u === ACTIVITY_UPDATES - 1) void sent.then((outcome) => lastActivity.set(d, outcomeOf(outcome)));
         if (widgetUpdate < 0) continue;
         handed += 1;
         const pushed = transport.pushWidget(`phone-${d}`, content);
-        void pushed.then((result) => count(outcomeName(result)));
-        if (widgetUpdate === WIDGET_UPDATES - 1) void pushed.then((outcome) => lastWidget.set(d, outcomeName(outcome)));
+        void pushed.then((result) => count(outcomeOf(result)));
+        if (widgetUpdate === WIDGET_UPDATES - 1) void pushed.then((outcome) => lastWidget.set(d, outcomeOf(outcome)));
       }
       for (let turn = 0; turn < TURNS_PER_STEP; turn++) await new Promise((resolve) => setImmediate(resolve));
       const { queued, working, retrying, keys } = transport.backlog();

@@ -24,9 +24,6 @@ import { TOKEN_FIELD, type FcmRequest } from './request.js';
  */
 export type FcmResult = PushOutcome | PushReport;
 
-/** The outcome alone. */
-export const outcomeName = (result: FcmResult): PushOutcome => (typeof result === 'string' ? result : result.outcome);
-
 /** `429`, `5xx`, lost streams and failed token requests are retried at most this many times. */
 export const MAX_RETRIES = 2;
 /** After `429` without a `Retry-After`, the wait before the retry is at least this. */

@@ -108,6 +108,7 @@ describe('entry points of @tilecast/core', () => {
       'answerFields',
       'givenUp',
       'isRetryable',
+      'outcomeOf',
       'pushKey',
       'retryAfterMs',
       'retryDelayMs',

@@ -10,6 +10,7 @@ export { LatestWins, type LatestWinsSteps, type PushTicket } from './latest-wins
 export { retryAfterMs, retryDelayMs } from './retry.js';
 export { RetryWaits } from './retry-waits.js';
 export { givenUp, isRetryable, answerFields } from './report.js';
+export { outcomeOf } from '../observed-transport.js';
 export { TRANSPORT_CLOSED, WITHDRAWN, type PushAnswer } from './connection.js';
 export type { PushRequest, RequestFormat } from './request-format.js';
 export { ConnectionPool, type Connections, type ConnectionLoad, type ConnectionPoolOptions } from './connection-pool.js';
@@ -19,4 +20,4 @@ export { serveConnections } from './worker-main.js';
 export { selfSignedCertificate } from './certificate.js';
 export type { Clock } from '../../clock.js';
 export type { ActivityPush, PushOutcome, PushReport, WidgetPush } from '../device-transport.js';
-export type { ActivityStateName, WidgetPrivacy } from '../../storage/records.js';
+export type { ActivityChannels, ActivityStateName, WidgetPrivacy } from '../../storage/records.js';
