@@ -31,7 +31,7 @@ export function eventLabel(counter: string): string | null {
 export function registerTransportEvents(registry: Registry, name: string, transports: readonly CountingTransport[]): void {
   new Counter({
     name,
-    help: 'What each push transport did since it started, read from its counters on each scrape, by transport and event (apns: sent, retried, dropped, tokens_removed, skipped, superseded, timeouts, reconnects, provider_tokens; fcm: the same with access_tokens for provider_tokens, and content_left_out). Events are not alike: sum them per event, never across events.',
+    help: 'What each push transport did since it started, read from its counters on each scrape, by transport and event (apns: sent, retried, dropped, tokens_removed, skipped, superseded, timeouts, reconnects, provider_tokens, and for broadcast channels broadcasts_sent, broadcasts_failed, channels_created, channels_deleted, channel_limit_hits, orphans_deleted; fcm: the first eight with access_tokens for provider_tokens, and content_left_out). Events are not alike: sum them per event, never across events.',
     labelNames: ['transport', 'event'] as const,
     registers: [registry],
     collect() {
