@@ -1,4 +1,4 @@
-import type { ApnsStore } from '@tilecast/core/storage';
+import type { ApnsStore, HeldChannel } from '@tilecast/core/storage';
 
 /** Which APNs environment a device's tokens belong to (the app's build decides it). */
 export type ApnsEnvironment = 'production' | 'sandbox';
@@ -19,17 +19,10 @@ export interface ApnsRegistrations {
  * with what the orphan sweep needs to tell a channel left after an end
  * (docs/contract/broadcast-channels.md#broadcast-orphan-cleanup).
  */
-export interface ApnsHeldChannel {
+export type ApnsHeldChannel = Omit<HeldChannel, 'accountId'> & {
+  /** The activity's account. */
   owner: string;
-  slug: string;
-  environment: ApnsEnvironment;
-  channelId: string;
-  /** The activity is started (not `IDLE`). */
-  live: boolean;
-  /** ISO 8601 time of its last update, or null. */
-  updatedAt: string | null;
-  dismissalDelayS: number;
-}
+};
 
 /**
  * Where the transport finds a device's APNs tokens, and tells what APNs said about them,
