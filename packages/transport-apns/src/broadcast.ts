@@ -92,30 +92,41 @@ export class Broadcaster {
       if (old !== null && (await this.forget(push, environment, old)) && !this.off) await this.deleteNow(environment, old);
       return;
     }
-    const replaced = await this.storeAtStart(push, environment, created, old);
-    if (replaced === undefined) {
+    const stored = await this.storeAtStart(push, environment, created, old);
+    if (stored === undefined) {
       this.options.logger.warn('apns: new channel not stored (the activity is gone); deleted', about(push, environment));
       channels[environment] = null;
       await this.deleteNow(environment, created);
       return;
     }
-    channels[environment] = created;
-    if (replaced !== null) await this.deleteNow(environment, replaced);
+    channels[environment] = stored.channel;
+    if (stored.retired !== null) await this.deleteNow(environment, stored.retired);
   }
 
   /**
-   * Stores `created` in place of `expected` (compare-and-set). When another id was stored
-   * meanwhile (a job run again, another instance's start), this start's devices get
-   * `created`, so it takes that one's place too. Answers the id it replaced, or undefined
-   * when nothing was stored (the activity is gone).
+   * Stores `created` in place of `expected` (compare-and-set). When another start of the
+   * activity stored its own channel meanwhile (a start an update superseded while it still
+   * ran, another instance's start), that one is kept and `created` retired: whichever
+   * order the two store in, both starts' devices are told the one channel that stays
+   * (docs/contract/broadcast-channels.md#broadcast-start). Answers the channel to name and
+   * the one to delete, or undefined when nothing was stored (the activity is gone).
    */
-  private async storeAtStart(push: ActivityPush, environment: ApnsEnvironment, created: string, expected: string | null): Promise<string | null | undefined> {
+  private async storeAtStart(
+    push: ActivityPush,
+    environment: ApnsEnvironment,
+    created: string,
+    expected: string | null,
+  ): Promise<{ channel: string; retired: string | null } | undefined> {
     const { registry } = this.options;
-    if (await registry.setActivityChannel(push.owner, push.slug, environment, created, { ifChannel: expected })) return expected;
+    if (await registry.setActivityChannel(push.owner, push.slug, environment, created, { ifChannel: expected })) return { channel: created, retired: expected };
     const held = await registry.heldChannels();
     const current = held.find((h) => h.owner === push.owner && h.slug === push.slug && h.environment === environment)?.channelId ?? null;
     if (current === expected) return undefined;
-    return (await registry.setActivityChannel(push.owner, push.slug, environment, created, { ifChannel: current })) ? current : undefined;
+    if (current !== null) return { channel: current, retired: created };
+    // Forgotten meanwhile (the last run's, dismissed): nothing to keep.
+    return (await registry.setActivityChannel(push.owner, push.slug, environment, created, { ifChannel: null }))
+      ? { channel: created, retired: null }
+      : undefined;
   }
 
   /**

@@ -86,6 +86,41 @@ describe('transport-apns: channels made at a start (docs/contract/broadcast-chan
     expect(r.transport.counters()).toMatchObject({ channelsCreated: 2, channelsDeleted: 1 });
   });
 
+  it("two starts at once: the one that stores second keeps the first one's channel and deletes its own, whichever was asked first", async () => {
+    r = await started();
+    // The registry holds the first store of a channel until told: the start asked first stores last.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    const registry = new Proxy(r.registry, {
+      get(target, name, receiver) {
+        if (name !== 'setActivityChannel') return Reflect.get(target, name, receiver);
+        return async (...args: Parameters<typeof target.setActivityChannel>) => {
+          if (!holding && args[3] !== null) {
+            holding = true;
+            await held;
+          }
+          return target.setActivityChannel(...args);
+        };
+      },
+    });
+    await r.transport.close();
+    r.transport = transportTo(r.double, registry, r.signingKey, { clock: r.clock, connectionThread: 'main', logger: loggerOf(r) });
+    const first = broadcast(r, 'start', T0); // a start an update superseded while it runs
+    await until(() => holding, 'the first start to store');
+    const second = await broadcast(r, 'start', T0); // the update's job, the run's start now
+    release();
+    const firstResult = await first;
+    expect(firstResult.channels.sandbox).toBe(second.channels.sandbox);
+    expect(r.double.channels().map((c) => c.id)).toEqual([second.channels.sandbox]);
+    expect((await r.registry.heldChannels()).map((h) => h.channelId)).toEqual([second.channels.sandbox]);
+    expect(r.double.channelRequests.map((q) => [q.method, q.status])).toEqual([
+      ['POST', 201],
+      ['POST', 201],
+      ['DELETE', 204],
+    ]);
+  });
+
   it('an environment not asked for keeps its stored channel', async () => {
     r = await started();
     const { channels } = await broadcast(r, 'start', T0, { environments: BOTH });

@@ -36,22 +36,27 @@ export async function planBroadcast(deps: BroadcastPlanDeps, job: DeliveryJob, a
   if (activity.delivery !== 'broadcast' || deps.broadcasters.length === 0) return null;
   let channels = activity.channels;
   let covered: ApnsEnvironment[] = [];
+  // An update that superseded a start before it reached any device owes every device the
+  // start: it is the run's start, and makes its channels (docs/contract/broadcast-channels.md#broadcast-channel-on-start).
+  // Else its start pushes would name the stored channels of the last run (deleted once the
+  // superseded start stores its own) or none, while later updates go out on the new ones.
+  const phase = job.startAbove === '' ? 'start' : push.phase;
   if (job.cursor === '') {
-    const environments = push.phase === 'start' ? await environmentsInUse(deps.storage, activity.accountId) : withChannel(channels);
+    const environments = phase === 'start' ? await environmentsInUse(deps.storage, activity.accountId) : withChannel(channels);
     // A start always asks: the transport also retires the channels of the activity's last run.
-    if (push.phase === 'start' || environments.length > 0) {
+    if (phase === 'start' || environments.length > 0) {
       for (const broadcaster of deps.broadcasters) {
         const result = await broadcastWith(
           deps.logger,
           broadcaster,
-          { push: { ...push, channels }, frequentUpdates: activity.frequentUpdates, environments },
+          { push: { ...push, phase, channels }, frequentUpdates: activity.frequentUpdates, environments },
           channels,
         );
         channels = result.channels;
         covered = union(covered, result.covered);
       }
     }
-  } else if (push.phase !== 'start') {
+  } else if (phase !== 'start') {
     // Resumed: the first run's broadcast reached the followers of every environment with a channel.
     covered = withChannel(channels);
   }

@@ -206,6 +206,31 @@ describe('a broadcast job run by the runner', () => {
     expect(await storage.listDeliveryJobs({ limit: 5 })).toEqual([]);
   });
 
+  it('an update that superseded its start before any device is the start: it makes the channels and names them in every start push', async () => {
+    const storage = createMemoryStorage();
+    const { transport, broadcasts, pushes } = broadcastingTransport(storage);
+    await storage.upsertAccount({ id: 'acme', tokenHash: 'h', subscription: 'active', activityQuota: 5 });
+    for (const id of DEVICES) await storage.upsertDevice({ id, accountId: 'acme', tokenHash: `h-${id}` });
+    for (const id of ['d0', 'd1', 'd2']) await storage.setApnsRegistration(id, { environment: 'production', channels: true });
+    await storage.putActivity({ accountId: 'acme', slug: 'game', template: 'progress', dismissalDelayS: 0, delivery: 'broadcast' });
+    // The channel of the activity's last run, still stored (its deletion waits for the dismissal).
+    await storage.setActivityChannel('acme', 'game', 'production', 'ch-old');
+    const content = { template: 'progress', progress: { value: 0.1 } };
+    await storage.applyActivityUpdate('acme', 'game', { state: 'ONGOING', content, now: 1 });
+    const instance = { instanceId: 'a', now: 2, leaseMs: 30_000 };
+    await storage.claimDueDeliveryJobs({ ...instance, limit: 1 }); // the start, claimed and not run
+    const updated = await storage.applyActivityUpdate('acme', 'game', { state: 'ONGOING', content, now: 3 });
+    if (!updated.ok || updated.job === null) throw new Error('no job');
+    expect(updated.job).toMatchObject({ phase: 'update', startAbove: '' });
+    const job = (await storage.claimDeliveryJob(updated.job, updated.job.generation, { ...instance, now: 4 }))!;
+    await runner(storage, transport, streamOf([]).stream).run(job);
+    expect(broadcasts.map((b) => [b.push.phase, b.environments, b.push.channels])).toEqual([
+      ['start', ['production'], { production: 'ch-old', sandbox: null }],
+    ]);
+    expect(devicesOf(pushes)).toEqual(DEVICES);
+    for (const { push } of pushes) expect(push).toMatchObject({ phase: 'start', channels: { production: 'ch1', sandbox: null } });
+  });
+
   it('a job resumed past its first batch does not broadcast again, and still leaves the reached devices out', async () => {
     const storage = createMemoryStorage();
     const { transport, broadcasts, pushes } = broadcastingTransport(storage);
