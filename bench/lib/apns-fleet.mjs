@@ -1,4 +1,4 @@
-// What the APNs scenarios (A1, A2, A3) share: the app's ids, the signing key, the
+// What the APNs scenarios (A1–A4) share: the app's ids, the signing key, the
 // devices' tokens and the connection settings both senders use, so that the bare client
 // and Tilecast's transport push the same requests to the same test double.
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -18,6 +18,17 @@ export const A1_DEVICES = 10_000;
 /** A2: this many activities (one per account), each shown on A2_DEVICES_PER_ACTIVITY devices. */
 export const A2_ACTIVITIES = 1_000;
 export const A2_DEVICES_PER_ACTIVITY = 10;
+
+/**
+ * A4: the accounts of Tilecast's server (each with one progress activity `live`) and how
+ * `live` is delivered: `solo` (the 1-device baseline) and `fleet` by broadcast, `tokens`
+ * per token (the comparison).
+ */
+export const A4_ACCOUNTS = [
+  ['solo', 'broadcast'],
+  ['fleet', 'broadcast'],
+  ['tokens', 'tokens'],
+];
 
 /** The APNs token (64 hex characters) of device `n` of a fleet (`widgets`, `activity`...). */
 export const deviceToken = (fleet, n) => createHash('sha256').update(`${fleet}-${n}`).digest('hex');

@@ -15,7 +15,7 @@ import { HELPER_CPUS, LAYOUT, SERVER_CPUS, hasChrt, startServer } from '../lib/p
 import { median, percentile, round } from '../lib/stats.mjs';
 
 export const pct = (ratio) => `${round(ratio * 100, 1)} %`;
-const READY_MS = 180_000;
+export const READY_MS = 180_000;
 /** A1P and A2P: the database Tilecast's store uses (D1's default). */
 export const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 /** A1's latency phase: the publisher's PATCHes per second, and fan-outs (each with a quiet window) measured. */

@@ -13,6 +13,13 @@
 //       update token for it.
 //   a3: an empty memory store; IPC `register` {count, apns} registers that many phones,
 //       with `apns` also their APNs tokens (push-to-start, widgets, one activity's update token).
+//   a4: accounts `solo` and `fleet` (tokens `tok_solo`, `tok_fleet`), each with a progress
+//       activity `live` delivered by broadcast, and `tokens` (`tok_tokens`) with one delivered
+//       per token, none started, no phones; the transport also broadcasts. IPC `register-a4`
+//       {account, count, channels} registers that many phones of the account in production:
+//       with `channels`, following channels with a push-to-start token each; without, with
+//       an update token for `live`. `channels` answers each account's `live` channels;
+//       `server-latencies`, each request's time in this process (see `timed`).
 // argv[3] `postgres` (a1 and a2; A1P, A2P): the store on PostgreSQL at DATABASE_URL, in a
 // schema of its own started afresh, the phones and their tokens written in bulk
 // (lib/apns-postgres.mjs); default `memory`.
@@ -25,7 +32,7 @@ import { mount } from '@tilecast/adapter-node-http';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { apnsRegistryFrom, createApnsTransport } from '@tilecast/transport-apns';
 import { freshPostgresStorage } from '../lib/apns-postgres.mjs';
-import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, APNS_IDS, STREAMS, deviceToken, pushWaiter } from '../lib/apns-fleet.mjs';
+import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, A4_ACCOUNTS, APNS_IDS, STREAMS, deviceToken, pushWaiter } from '../lib/apns-fleet.mjs';
 import { progressContent, switchboardContent } from '../lib/payloads.mjs';
 import { serve } from '../lib/serve.mjs';
 
@@ -84,7 +91,12 @@ const tilecast = createTilecast({
       ? standInTransport()
       : apns === null
         ? undefined
-        : { pushWidget: (id, push) => counted(apns.pushWidget(id, push)), pushActivity: (id, push) => counted(apns.pushActivity(id, push)) },
+        : {
+            pushWidget: (id, push) => counted(apns.pushWidget(id, push)),
+            pushActivity: (id, push) => counted(apns.pushActivity(id, push)),
+            // A4 only: A1–A3 stay as they were measured, without the broadcast step in their jobs.
+            ...(mode === 'a4' ? { broadcastActivity: (broadcast) => apns.broadcastActivity(broadcast) } : {}),
+          },
 });
 const m = tilecast.management;
 
@@ -155,7 +167,38 @@ if (mode === 'a1' || mode === 'a1-stand-in') {
     }
     process.send({ type: 'registered', id: message.id });
   });
-} else throw new Error(`mode a1, a2 or a3, not ${mode}`);
+} else if (mode === 'a4') {
+  for (const [account, delivery] of A4_ACCOUNTS) {
+    await m.createAccount({ id: account, token: `tok_${account}`, activityQuota: 1 });
+    await m.createActivity({ account, slug: 'live', template: 'progress', delivery });
+  }
+  const registered = new Map();
+  process.on('message', async (message) => {
+    if (message?.type === 'channels') {
+      const channels = {};
+      for (const [account] of A4_ACCOUNTS) channels[account] = (await storage.getActivity(account, 'live'))?.channels ?? null;
+      process.send({ type: 'channels', id: message.id, channels });
+    }
+    if (message?.type !== 'register-a4') return;
+    const { account, count, channels } = message;
+    const first = registered.get(account) ?? 0;
+    registered.set(account, first + count);
+    for (let n = first; n < first + count; n++) await registerA4(account, n, channels);
+    process.send({ type: 'registered', id: message.id });
+  });
+} else throw new Error(`mode a1, a2, a3 or a4, not ${mode}`);
+
+/** Phone `n` of an A4 account, in production: following channels with a push-to-start token, or with an update token for `live`. */
+async function registerA4(account, n, channels) {
+  const id = `${account}-${n}`;
+  await m.registerDevice({ id, account });
+  if (channels) {
+    await storage.setApnsRegistration(id, { environment: 'production', pushToStart: deviceToken(`${account}-start`, n), channels: true });
+    return;
+  }
+  await storage.setApnsRegistration(id, { environment: 'production' });
+  await storage.setActivityPushToken(id, account, 'live', deviceToken(`${account}-activity`, n));
+}
 
 process.on('message', async (message) => {
   if (message?.type === 'idle') {
@@ -165,4 +208,29 @@ process.on('message', async (message) => {
   if (message?.type === 'counters') process.send({ type: 'counters', id: message.id, counters: apns?.counters() ?? null, load: apns?.load() ?? null });
 });
 
-await serve(mount({ '/': tilecast, '/device': tilecast.device }), { token: mode.startsWith('a1') ? 'tok_bench_0' : undefined });
+const listener = mount({ '/': tilecast, '/device': tilecast.device });
+await serve(mode === 'a4' ? timed(listener) : listener, { token: mode.startsWith('a1') ? 'tok_bench_0' : undefined });
+
+/**
+ * A4: `listener`, timing each request from its headers parsed to its answer written, in
+ * this process; IPC `server-latencies` answers those since the last ask (`latencies`, ms)
+ * and when each started (`starts`, epoch ms). Beside the runner's round trip, they tell
+ * the handler's part from the time before it (the runner, the socket, this event loop).
+ */
+function timed(listener) {
+  let latencies = [];
+  let starts = [];
+  process.on('message', (message) => {
+    if (message?.type !== 'server-latencies') return;
+    process.send({ type: 'server-latencies', id: message.id, latencies, starts });
+    latencies = [];
+    starts = [];
+  });
+  return (req, res) => {
+    const started = performance.now();
+    // Epoch ms, to line a request up with the runner's clock.
+    starts.push(performance.timeOrigin + started);
+    res.once('finish', () => latencies.push(performance.now() - started));
+    listener(req, res);
+  };
+}
