@@ -247,6 +247,9 @@ export class JobRunner {
         if (holds(sender.reached, deviceId) && reachedBy(deviceId)) void stream.pushActivity(deviceId, sender.broadcast);
       }
     }
+    // Every device follows a covered channel and none is owed a start (the reached are
+    // devices of the account, as the audience is): nothing to walk, at any audience size.
+    if (job.startAbove === null && job.cursor === '' && sender.reached.length === devices.length) return [];
     return withoutReached(devices, sender.reached, reachedBy);
   }
 

@@ -231,6 +231,17 @@ describe('a broadcast job run by the runner', () => {
     for (const { push } of pushes) expect(push).toMatchObject({ phase: 'start', channels: { production: 'ch1', sandbox: null } });
   });
 
+  it('when every device follows a covered channel, no device is pushed to one by one; open streams still get it', async () => {
+    const storage = createMemoryStorage();
+    const { transport, pushes } = broadcastingTransport(storage);
+    const job = await claimedUpdate(storage, '');
+    for (const id of ['d3', 'd4', 'd5']) await storage.setApnsRegistration(id, { environment: 'production', channels: true });
+    const { got, stream } = streamOf(['d5']);
+    await runner(storage, transport, stream).run(job);
+    expect(pushes).toEqual([]);
+    expect(got).toEqual(['d5']);
+  });
+
   it('a job resumed past its first batch does not broadcast again, and still leaves the reached devices out', async () => {
     const storage = createMemoryStorage();
     const { transport, broadcasts, pushes } = broadcastingTransport(storage);
