@@ -58,6 +58,9 @@ interface Sender {
 
 type Stop = 'stopped' | 'released';
 
+/** The lease renewal of a run that sends nothing. */
+const NO_RENEWAL = { stop() {} };
+
 interface Run {
   readonly ref: DeliveryJobRef;
   readonly resumed: boolean;
@@ -107,6 +110,22 @@ export class JobRunner {
     return run.done;
   }
 
+  /**
+   * Marks `job`, which this instance has just claimed, done without sending anything: nobody
+   * can be reached (the same as a run would do, without its lease renewal and bookkeeping).
+   */
+  async completeUnsent(job: DeliveryJob): Promise<void> {
+    const ref: DeliveryJobRef = { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
+    let outcome: DeliveryJobObservation['outcome'] = 'done';
+    try {
+      await this.deps.storage.completeDeliveryJob(ref);
+    } catch (error) {
+      outcome = 'failed';
+      this.deps.logger.error('delivery job failed; it is resumed when its lease lapses', { kind: job.kind, accountId: job.accountId, slug: job.slug, error: String(error) });
+    }
+    this.deps.observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: job.resumed > 0 });
+  }
+
   /** Jobs being worked on here. */
   get size(): number {
     return this.running.size;
@@ -132,10 +151,12 @@ export class JobRunner {
 
   private async work(job: DeliveryJob, run: Run): Promise<void> {
     const { storage, logger, observer } = this.deps;
-    const renewal = this.renewLease(run);
+    // With nobody to reach the job is done at once: no lease to renew (no timer), nothing to flush.
+    const sending = this.deps.hasReceivers();
+    const renewal = sending ? this.renewLease(run) : NO_RENEWAL;
     let outcome: DeliveryJobObservation['outcome'] = 'done';
     try {
-      if (this.deps.hasReceivers()) await this.sendAll(job, run);
+      if (sending) await this.sendAll(job, run);
       outcome = run.stop ?? 'done';
       // A released job was given back by `release`; a stopped one belongs to someone else now.
       if (outcome === 'done') await storage.completeDeliveryJob(run.ref);
@@ -149,7 +170,7 @@ export class JobRunner {
       });
     } finally {
       renewal.stop();
-      await this.deps.sink.flush();
+      if (sending) await this.deps.sink.flush();
       observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: run.resumed });
     }
   }

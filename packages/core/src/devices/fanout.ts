@@ -107,11 +107,16 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
   const terms = () => ({ instanceId, now: clock.now(), leaseMs: options.leaseMs });
 
-  /** Claims the job this instance wrote and runs it; null (someone else has it, or it was superseded) does nothing. */
+  /**
+   * Claims the job this instance wrote and runs it; null (someone else has it, or it was
+   * superseded) does nothing. With nobody to reach, the claimed job is done at once, without
+   * a run (a device that connects later starts from a snapshot).
+   */
   const claimAndRun = async (job: DeliveryJob): Promise<void> => {
     if (closed) return;
     const claimed = await storage.claimDeliveryJob(job, job.generation, terms());
-    if (claimed !== null) await runner.run(claimed);
+    if (claimed === null) return;
+    await (hasReceivers() ? runner.run(claimed) : runner.completeUnsent(claimed));
   };
 
   /**
@@ -202,7 +207,10 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
       if (transition !== 'none' && job !== null) track(claimAndRun(job));
     },
     widgetChanged(widget, job) {
-      track(widgetDelivery(widget, job));
+      // Inside its throttle window with nobody to reach, an update only moves the waiting
+      // claim to its job: done here, without a promise per PATCH.
+      if (!closed && job.dueAt > clock.now() && !hasReceivers()) claimWhenDue(job);
+      else track(widgetDelivery(widget, job));
     },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
