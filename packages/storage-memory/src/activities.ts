@@ -1,7 +1,7 @@
 import { forgetActivityPushTokens } from './apns.js';
 import { releaseChannelsOf } from './channels.js';
 import { removeJob, writeJob } from './delivery-jobs.js';
-import { isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
+import { activityUpdateTime, isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
 function liveCount(activities: Map<string, ActivityRecord>): number {
@@ -87,7 +87,7 @@ export function activityMethods(state: MemoryState): ActivityStore {
       activity.state = update.state;
       activity.live = update.state === 'ONGOING';
       activity.content = update.content; // handed over by the caller (Storage rules)
-      activity.updatedAt = isoTime(update.now);
+      activity.updatedAt = isoTime(activityUpdateTime(activity.updatedAt, update.now));
       // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
       const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now);
       return { ok: true, activity: { ...activity, channels: { ...activity.channels } }, transition, job };

@@ -43,7 +43,9 @@ interface WrittenRow extends ActivityRow {
 }
 
 export function activityMethods({ db, t }: Ctx): ActivityStore {
-  const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = $6 WHERE account_id = $1 AND slug = $2';
+  // Each update's time is later than the one before (core's activityUpdateTime:
+  // docs/contract/apns.md#apns-timestamp); GREATEST ignores the NULL of a first update.
+  const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = GREATEST($6::bigint, updated_at + 1) WHERE account_id = $1 AND slug = $2';
   // An update pushed somewhere writes its job in the same statement as the activity
   // (docs/contract/durable-delivery.md#durable-outbox): named, as every start, update and end runs it.
   const writeWithJob = prepared(

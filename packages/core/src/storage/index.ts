@@ -31,3 +31,4 @@ export { tokenTakes, type TokenTake } from './token-takes.js';
 export { actionKindIn } from './press-target.js';
 export { StorageUnavailableError, isStorageUnavailable } from '../errors.js';
 export { isoTime } from '../iso-time.js';
+export { activityUpdateTime } from './activity-time.js';

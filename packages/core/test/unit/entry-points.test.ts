@@ -36,6 +36,7 @@ describe('entry points of @tilecast/core', () => {
       'StorageUnavailableError',
       'WIDGET_PUSH_WINDOW_MS',
       'actionKindIn',
+      'activityUpdateTime',
       'claimed',
       'guardUnholdable',
       'isClaimable',

@@ -8,6 +8,29 @@ const ok = (result: ActivityUpdateResult) => {
 };
 
 export function activityTests(get: GetHandles): void {
+  it('every accepted update gets a time later than the one before: one millisecond on when two come at one now, or the clock is behind', async () => {
+    const { storage, peer: other } = get();
+    const account = await newAccount(storage);
+    const activity = await newActivity(storage, account.id);
+    const times: Array<string | null> = [];
+    for (const [state, now] of [
+      ['ONGOING', T0],
+      ['ONGOING', T0],
+      ['ONGOING', T0 - 5_000],
+      ['IDLE', T0],
+    ] as const) {
+      // Alternate handles: the rule holds across instances.
+      const handle = times.length % 2 === 0 ? storage : other;
+      const result = ok(await handle.applyActivityUpdate(account.id, activity.slug, { state, content: content(times.length), now }));
+      times.push(result.activity.updatedAt);
+    }
+    expect(times).toEqual([iso(T0), iso(T0 + 1), iso(T0 + 2), iso(T0 + 3)]);
+    expect((await other.getActivity(account.id, activity.slug))?.updatedAt).toBe(iso(T0 + 3));
+    // A later clock is taken as it is.
+    const later = ok(await storage.applyActivityUpdate(account.id, activity.slug, { state: 'IDLE', content: content(9), now: T0 + 60_000 }));
+    expect(later.activity.updatedAt).toBe(iso(T0 + 60_000));
+  });
+
   it('putActivity creates a not-live IDLE activity without content; unknown slugs give null', async () => {
     const { storage } = get();
     const account = await newAccount(storage);
