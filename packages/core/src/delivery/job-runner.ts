@@ -121,7 +121,12 @@ export class JobRunner {
       await this.deps.storage.completeDeliveryJob(ref);
     } catch (error) {
       outcome = 'failed';
-      this.deps.logger.error('delivery job failed; it is resumed when its lease lapses', { kind: job.kind, accountId: job.accountId, slug: job.slug, error: String(error) });
+      this.deps.logger.error('delivery job failed; it is resumed when its lease lapses', {
+        kind: job.kind,
+        accountId: job.accountId,
+        slug: job.slug,
+        error: String(error),
+      });
     }
     this.deps.observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: job.resumed > 0 });
   }
