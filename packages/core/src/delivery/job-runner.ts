@@ -58,9 +58,6 @@ interface Sender {
 
 type Stop = 'stopped' | 'released';
 
-/** The lease renewal of a run that sends nothing. */
-const NO_RENEWAL = { stop() {} };
-
 interface Run {
   readonly ref: DeliveryJobRef;
   readonly resumed: boolean;
@@ -86,7 +83,11 @@ export class JobRunner {
     this.batchSize = deps.batchSize ?? DELIVERY_BATCH;
   }
 
-  /** Runs `job`, which this instance has just claimed; resolves when the run ends (never rejects). */
+  /**
+   * Runs `job`, which this instance has just claimed; resolves when the run ends (never
+   * rejects). With nobody to reach, the job is done at once, without a run (no lease
+   * renewal, no bookkeeping): a device that connects later starts from a snapshot.
+   */
   run(job: DeliveryJob): Promise<void> {
     const key = `${job.kind}\n${job.accountId}\n${job.slug}`;
     const current = this.running.get(key);
@@ -94,9 +95,9 @@ export class JobRunner {
       if (current.ref.generation >= job.generation) return current.done;
       current.stop = 'stopped';
     }
-    const ref: DeliveryJobRef = { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
+    if (!this.deps.hasReceivers()) return this.completeUnsent(job);
     const run: { -readonly [K in keyof Run]: Run[K] } = {
-      ref,
+      ref: this.refOf(job),
       resumed: job.resumed > 0,
       stop: null,
       cursor: job.cursor,
@@ -110,25 +111,30 @@ export class JobRunner {
     return run.done;
   }
 
-  /**
-   * Marks `job`, which this instance has just claimed, done without sending anything: nobody
-   * can be reached (the same as a run would do, without its lease renewal and bookkeeping).
-   */
-  async completeUnsent(job: DeliveryJob): Promise<void> {
-    const ref: DeliveryJobRef = { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
+  /** `job` as this instance holds it. */
+  private refOf(job: DeliveryJob): DeliveryJobRef {
+    return { accountId: job.accountId, kind: job.kind, slug: job.slug, generation: job.generation, instanceId: this.deps.instanceId };
+  }
+
+  /** Marks `job` done without sending anything (see `run`). */
+  private async completeUnsent(job: DeliveryJob): Promise<void> {
     let outcome: DeliveryJobObservation['outcome'] = 'done';
     try {
-      await this.deps.storage.completeDeliveryJob(ref);
+      await this.deps.storage.completeDeliveryJob(this.refOf(job));
     } catch (error) {
       outcome = 'failed';
-      this.deps.logger.error('delivery job failed; it is resumed when its lease lapses', {
-        kind: job.kind,
-        accountId: job.accountId,
-        slug: job.slug,
-        error: String(error),
-      });
+      this.logFailure(job, error);
     }
     this.deps.observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: job.resumed > 0 });
+  }
+
+  private logFailure(job: DeliveryJob, error: unknown): void {
+    this.deps.logger.error('delivery job failed; it is resumed when its lease lapses', {
+      kind: job.kind,
+      accountId: job.accountId,
+      slug: job.slug,
+      error: String(error),
+    });
   }
 
   /** Jobs being worked on here. */
@@ -155,27 +161,20 @@ export class JobRunner {
   }
 
   private async work(job: DeliveryJob, run: Run): Promise<void> {
-    const { storage, logger, observer } = this.deps;
-    // With nobody to reach the job is done at once: no lease to renew (no timer), nothing to flush.
-    const sending = this.deps.hasReceivers();
-    const renewal = sending ? this.renewLease(run) : NO_RENEWAL;
+    const { storage, observer } = this.deps;
+    const renewal = this.renewLease(run);
     let outcome: DeliveryJobObservation['outcome'] = 'done';
     try {
-      if (sending) await this.sendAll(job, run);
+      await this.sendAll(job, run);
       outcome = run.stop ?? 'done';
       // A released job was given back by `release`; a stopped one belongs to someone else now.
       if (outcome === 'done') await storage.completeDeliveryJob(run.ref);
     } catch (error) {
       outcome = 'failed';
-      logger.error('delivery job failed; it is resumed when its lease lapses', {
-        kind: job.kind,
-        accountId: job.accountId,
-        slug: job.slug,
-        error: String(error),
-      });
+      this.logFailure(job, error);
     } finally {
       renewal.stop();
-      if (sending) await this.deps.sink.flush();
+      await this.deps.sink.flush();
       observer?.deliveryJobEnded({ kind: job.kind, outcome, resumed: run.resumed });
     }
   }

@@ -107,16 +107,11 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
   const terms = () => ({ instanceId, now: clock.now(), leaseMs: options.leaseMs });
 
-  /**
-   * Claims the job this instance wrote and runs it; null (someone else has it, or it was
-   * superseded) does nothing. With nobody to reach, the claimed job is done at once, without
-   * a run (a device that connects later starts from a snapshot).
-   */
+  /** Claims the job this instance wrote and runs it; null (someone else has it, or it was superseded) does nothing. */
   const claimAndRun = async (job: DeliveryJob): Promise<void> => {
     if (closed) return;
     const claimed = await storage.claimDeliveryJob(job, job.generation, terms());
-    if (claimed === null) return;
-    await (hasReceivers() ? runner.run(claimed) : runner.completeUnsent(claimed));
+    if (claimed !== null) await runner.run(claimed);
   };
 
   /**
