@@ -15,16 +15,23 @@ export async function audienceOf(storage: Storage, resource: DeliveryResource): 
 
 /** The devices of `audience` after `cursor` (all of them for `''`). */
 export function after(audience: readonly string[], cursor: string): readonly string[] {
-  if (cursor === '') return audience;
+  return cursor === '' ? audience : audience.slice(indexAbove(audience, cursor));
+}
+
+/**
+ * The index of the first id of ascending `sorted` above `id` (with `orEqual`, at or above
+ * it), by bisection; `sorted.length` when there is none.
+ */
+export function indexAbove(sorted: readonly string[], id: string, orEqual = false): number {
   let low = 0;
-  let high = audience.length;
-  // The audience is sorted: the first id above the cursor, by bisection.
+  let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (audience[middle]! > cursor) high = middle;
+    const item = sorted[middle]!;
+    if (item > id || (orEqual && item === id)) high = middle;
     else low = middle + 1;
   }
-  return audience.slice(low);
+  return low;
 }
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

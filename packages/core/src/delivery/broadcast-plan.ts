@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { indexAbove } from './audience.js';
 import type { DeliveryJob } from '../storage/delivery-jobs.js';
 import type { ActivityChannels, ActivityRecord, ApnsEnvironment } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
@@ -107,12 +108,5 @@ export function withoutReached(devices: readonly string[], reached: readonly str
 
 /** True when ascending `sorted` holds `id` (bisection). */
 export function holds(sorted: readonly string[], id: string): boolean {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < id) low = middle + 1;
-    else high = middle;
-  }
-  return low < sorted.length && sorted[low] === id;
+  return sorted[indexAbove(sorted, id, true)] === id;
 }
