@@ -1,5 +1,6 @@
 import type { ActivityRecord, ApnsEnvironment, ApnsStore, HeldChannel } from '@tilecast/core/storage';
-import { byCodeUnit, type MemoryState } from './state.js';
+import { mergeSorted, SortedIds } from './sorted-ids.js';
+import type { MemoryState } from './state.js';
 
 /** The activity and environment a channel id belongs to. */
 export interface ChannelHolder {
@@ -8,27 +9,14 @@ export interface ChannelHolder {
   environment: ApnsEnvironment;
 }
 
-/**
- * The devices of one account that follow channels in one environment. A broadcast
- * update lists them once (the job leaves them out), so the listing is kept in code-unit
- * order between calls: a call after changes sorts only what was added since the last one
- * and merges it in, O(n) rather than a full sort of 100,000 ids per update.
- */
-export interface Followers {
-  /** Every follower now. */
-  ids: Set<string>;
-  /** Followers in code-unit order as of the last listing; may still hold ids removed since. */
-  sorted: string[];
-  /** Followers added since the last listing, unsorted. */
-  added: string[];
-  /** Some id of `sorted` may have been removed since the last listing. */
-  removed: boolean;
-}
-
 /** The channel followers of one account, by environment. */
 export interface AccountFollowers {
-  production: Followers;
-  sandbox: Followers;
+  /**
+   * The devices of the account that follow channels in each environment, kept in order
+   * between listings: every broadcast update lists them (the job leaves them out).
+   */
+  production: SortedIds;
+  sandbox: SortedIds;
   /** Both environments' followers merged, as of the last such listing; null after any change. */
   both: string[] | null;
 }
@@ -43,8 +31,6 @@ export function releaseChannelsOf(state: MemoryState, activity: ActivityRecord):
   }
 }
 
-const noFollowers = (): Followers => ({ ids: new Set(), sorted: [], added: [], removed: false });
-
 /** Where a device follows channels: its account and its registration's environment. */
 export interface FollowerPlace {
   accountId: string;
@@ -57,43 +43,17 @@ export function setFollower(state: MemoryState, deviceId: string, place: Followe
   if (previous?.accountId === place?.accountId && previous?.environment === place?.environment) return;
   if (previous !== undefined) {
     const account = state.channelFollowers.get(previous.accountId)!;
-    const followers = account[previous.environment];
-    followers.ids.delete(deviceId);
-    followers.removed = true;
+    account[previous.environment].delete(deviceId);
     account.both = null;
-    if (account.production.ids.size === 0 && account.sandbox.ids.size === 0) state.channelFollowers.delete(previous.accountId);
+    if (account.production.size === 0 && account.sandbox.size === 0) state.channelFollowers.delete(previous.accountId);
     state.followerOf.delete(deviceId);
   }
   if (place === null) return;
   let account = state.channelFollowers.get(place.accountId);
-  if (account === undefined) state.channelFollowers.set(place.accountId, (account = { production: noFollowers(), sandbox: noFollowers(), both: null }));
-  account[place.environment].ids.add(deviceId);
-  account[place.environment].added.push(deviceId);
+  if (account === undefined) state.channelFollowers.set(place.accountId, (account = { production: new SortedIds(), sandbox: new SortedIds(), both: null }));
+  account[place.environment].add(deviceId);
   account.both = null;
   state.followerOf.set(deviceId, { ...place });
-}
-
-/** Two ascending lists merged into one, keeping only ids `keep` accepts, each once. */
-function mergeSorted(a: readonly string[], b: readonly string[], keep: (id: string) => boolean): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const id = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
-    if (keep(id) && out[out.length - 1] !== id) out.push(id);
-  }
-  return out;
-}
-
-/** The followers in code-unit order, brought up to date (the returned array is the cache: copy before handing it out). */
-function sortedFollowers(followers: Followers): readonly string[] {
-  if (followers.added.length > 0 || followers.removed) {
-    const added = followers.added.sort(byCodeUnit);
-    followers.sorted = mergeSorted(followers.sorted, added, (id) => followers.ids.has(id));
-    followers.added = [];
-    followers.removed = false;
-  }
-  return followers.sorted;
 }
 
 export function channelMethods(state: MemoryState): Pick<ApnsStore, 'setActivityChannel' | 'listActivityChannels' | 'listChannelFollowers'> {
@@ -130,11 +90,11 @@ export function channelMethods(state: MemoryState): Pick<ApnsStore, 'setActivity
       if (account === undefined) return [];
       const production = environments.includes('production');
       const sandbox = environments.includes('sandbox');
-      if (production !== sandbox) return [...sortedFollowers(account[production ? 'production' : 'sandbox'])];
+      if (production !== sandbox) return [...account[production ? 'production' : 'sandbox'].sorted()];
       if (!production) return [];
       // Kept too: a broadcast in both environments lists both on every update. A device has
       // one registration, so the two lists never share an id.
-      account.both ??= mergeSorted(sortedFollowers(account.production), sortedFollowers(account.sandbox), () => true);
+      account.both ??= mergeSorted(account.production.sorted(), account.sandbox.sorted(), () => true);
       return [...account.both];
     },
   };

@@ -1,11 +1,12 @@
 import type { DeviceStore } from '@tilecast/core/storage';
 import { forgetApnsOf } from './apns.js';
 import { forgetFcmOf } from './fcm.js';
-import { byCodeUnit, copy, parsePairKey, type MemoryState } from './state.js';
+import { SortedIds } from './sorted-ids.js';
+import { copy, parsePairKey, type MemoryState } from './state.js';
 
 function unlinkFromAccount(state: MemoryState, accountId: string, deviceId: string): void {
   const ids = state.devicesByAccount.get(accountId);
-  if (ids?.delete(deviceId)) state.sortedDeviceIds.delete(accountId);
+  ids?.delete(deviceId);
   if (ids?.size === 0) state.devicesByAccount.delete(accountId);
 }
 
@@ -33,15 +34,8 @@ export function removeDevice(state: MemoryState, deviceId: string): boolean {
 }
 
 export function deviceMethods(state: MemoryState): DeviceStore {
-  /** A copy of the account's ids in code-unit order (sorted once per change of its devices). */
-  const sortedIds = (accountId: string): string[] => {
-    let sorted = state.sortedDeviceIds.get(accountId);
-    if (sorted === undefined) {
-      sorted = [...(state.devicesByAccount.get(accountId) ?? [])].sort(byCodeUnit);
-      state.sortedDeviceIds.set(accountId, sorted);
-    }
-    return sorted.slice();
-  };
+  /** A copy of the account's ids in code-unit order (kept in order between listings: `SortedIds`). */
+  const sortedIds = (accountId: string): string[] => [...(state.devicesByAccount.get(accountId)?.sorted() ?? [])];
   return {
     async upsertDevice(device) {
       const holder = state.deviceByToken.get(device.tokenHash);
@@ -67,13 +61,10 @@ export function deviceMethods(state: MemoryState): DeviceStore {
       state.deviceByToken.set(device.tokenHash, kept);
       let ids = state.devicesByAccount.get(device.accountId);
       if (!ids) {
-        ids = new Set();
+        ids = new SortedIds();
         state.devicesByAccount.set(device.accountId, ids);
       }
-      if (!ids.has(device.id)) {
-        ids.add(device.id);
-        state.sortedDeviceIds.delete(device.accountId);
-      }
+      ids.add(device.id);
     },
 
     async deleteDevice(deviceId) {

@@ -1,4 +1,5 @@
 import type { AccountFollowers, ChannelHolder, FollowerPlace } from './channels.js';
+import type { SortedIds } from './sorted-ids.js';
 import {
   writeRefusal,
   type AccountRecord,
@@ -58,13 +59,7 @@ export interface MemoryState {
   /** tokenHash → the device's record, the same object as in `devices` (one lookup per device request). */
   deviceByToken: Map<string, DeviceRecord>;
   /** accountId → its device ids. */
-  devicesByAccount: Map<string, Set<string>>;
-  /**
-   * Each account's device ids in code-unit order, as last listed; dropped when the account
-   * gains or loses a device. Every delivery job lists its account's devices: sorting a
-   * hundred thousand ids each time (about 100 ms) would hold the event loop per update.
-   */
-  sortedDeviceIds: Map<string, readonly string[]>;
+  devicesByAccount: Map<string, SortedIds>;
   /** deviceId → widget keys (`widgetKey`) shared with it. */
   sharesByDevice: Map<string, Set<string>>;
   events: Map<string, EventLog>;
@@ -132,7 +127,6 @@ export function createState(): MemoryState {
     devices: new Map(),
     deviceByToken: new Map(),
     devicesByAccount: new Map(),
-    sortedDeviceIds: new Map(),
     sharesByDevice: new Map(),
     events: new Map(),
     eventStreamSlots: new Map(),
