@@ -162,16 +162,25 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     return pressers;
   };
 
-  const widgetDelivery = async (widget: WidgetRecord, job: DeliveryJob): Promise<void> => {
+  /**
+   * Delivers a widget update: at once when its window is over, else at the window's end,
+   * confirming recent presses now. Undefined when nothing is left to wait for (inside the
+   * window with nobody to reach, the update only moves the waiting claim): no promise per
+   * `PATCH` then.
+   */
+  const widgetDelivery = (widget: WidgetRecord, job: DeliveryJob): Promise<void> | undefined => {
     // Press confirmations only matter when a push can reach someone; the job is run either way.
     const reachable = hasReceivers();
     if (job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      if (reachable) await consumePressNotes(widgetKey(widget.accountId, widget.slug));
-      return claimAndRun(job);
+      return reachable ? consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job)) : claimAndRun(job);
     }
-    if (reachable) await confirmPressers(widget);
-    if (!closed) claimWhenDue(job);
+    const claimLater = () => {
+      if (!closed) claimWhenDue(job);
+    };
+    if (reachable) return confirmPressers(widget).then(claimLater);
+    claimLater();
+    return undefined;
   };
 
   const stopPolling =
@@ -202,10 +211,8 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
       if (transition !== 'none' && job !== null) track(claimAndRun(job));
     },
     widgetChanged(widget, job) {
-      // Inside its throttle window with nobody to reach, an update only moves the waiting
-      // claim to its job: done here, without a promise per PATCH.
-      if (!closed && job.dueAt > clock.now() && !hasReceivers()) claimWhenDue(job);
-      else track(widgetDelivery(widget, job));
+      const delivering = widgetDelivery(widget, job);
+      if (delivering !== undefined) track(delivering);
     },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
