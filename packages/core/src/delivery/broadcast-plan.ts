@@ -3,7 +3,7 @@ import { indexAbove } from './audience.js';
 import type { DeliveryJob } from '../storage/delivery-jobs.js';
 import type { ActivityChannels, ActivityRecord, ApnsEnvironment } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
-import type { ActivityPush, BroadcastResult, DeviceTransport } from '../transport/device-transport.js';
+import type { ActivityBroadcast, ActivityPush, BroadcastResult, DeviceTransport } from '../transport/device-transport.js';
 
 /** The APNs environments, in the order channels are made and broadcast. */
 const ENVIRONMENTS: readonly ApnsEnvironment[] = ['production', 'sandbox'];
@@ -47,12 +47,11 @@ export async function planBroadcast(deps: BroadcastPlanDeps, job: DeliveryJob, a
     // A start always asks: the transport also retires the channels of the activity's last run.
     if (phase === 'start' || environments.length > 0) {
       for (const broadcaster of deps.broadcasters) {
-        const result = await broadcastWith(
-          deps.logger,
-          broadcaster,
-          { push: { ...push, phase, channels }, frequentUpdates: activity.frequentUpdates, environments },
-          channels,
-        );
+        const result = await broadcastWith(deps.logger, broadcaster, {
+          push: { ...push, phase, channels },
+          frequentUpdates: activity.frequentUpdates,
+          environments,
+        });
         channels = result.channels;
         covered = union(covered, result.covered);
       }
@@ -79,14 +78,13 @@ const union = (a: readonly ApnsEnvironment[], b: readonly ApnsEnvironment[]): Ap
 async function broadcastWith(
   logger: Logger,
   broadcaster: DeviceTransport,
-  broadcast: Parameters<NonNullable<DeviceTransport['broadcastActivity']>>[0],
-  channels: ActivityChannels,
+  broadcast: ActivityBroadcast & { push: { channels: ActivityChannels } },
 ): Promise<BroadcastResult> {
   try {
     return await broadcaster.broadcastActivity!(broadcast);
   } catch (error) {
     logger.error('broadcast failed; its devices get per-device pushes', { transport: broadcaster.name, error: String(error) });
-    return { covered: [], channels };
+    return { covered: [], channels: broadcast.push.channels };
   }
 }
 
