@@ -5,7 +5,7 @@ import type { BroadcastRequest } from './broadcast-request.js';
 import type { ChannelManagement, ManageAnswer, StoragePolicy } from './channel-management.js';
 import type { ApnsCounters } from './counters.js';
 import { APNS_EXPIRATION_S } from './delivery.js';
-import type { PushBuilder } from './payloads.js';
+import { dismissalDate, type PushBuilder } from './payloads.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
 
 export interface BroadcasterOptions {
@@ -237,7 +237,7 @@ export class Broadcaster {
    */
   private deleteAfterDismissal(push: ActivityPush, environment: ApnsEnvironment, channelId: string): void {
     const { clock, builder } = this.options;
-    const dismissedAt = (Math.floor(builder.activityPayload(push).at / 1000) + Math.ceil(push.dismissal_delay_s)) * 1000;
+    const dismissedAt = dismissalDate(Math.floor(builder.activityPayload(push).at / 1000), push) * 1000;
     const planned = this.deletions.get(channelId);
     if (planned !== undefined) clock.clearTimeout(planned);
     // The timer keeps the activity's name only, not the push and its content.

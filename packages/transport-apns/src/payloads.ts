@@ -137,6 +137,11 @@ export class PushBuilder {
         ...(channelId === null ? { 'input-push-token': 1 } : { 'input-push-channel': channelId }),
       };
     if (push.phase === 'update') return { timestamp, event: 'update', 'content-state': contentState };
-    return { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': timestamp + Math.ceil(push.dismissal_delay_s) };
+    return { timestamp, event: 'end', 'content-state': contentState, 'dismissal-date': dismissalDate(timestamp, push) };
   }
+}
+
+/** An end's `dismissal-date`, in epoch seconds: its `timestamp` plus the activity's dismissal delay. */
+export function dismissalDate(timestamp: number, push: Pick<ActivityPush, 'dismissal_delay_s'>): number {
+  return timestamp + Math.ceil(push.dismissal_delay_s);
 }
