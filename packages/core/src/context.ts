@@ -15,6 +15,7 @@ import type { WebhookDispatcher } from './webhooks/delivery.js';
 import type { SseTimings } from './sse/connection.js';
 import type { SseConnectionRegistry } from './sse/connection-registry.js';
 import type { ReadinessCheck } from './health/readiness.js';
+import type { WidgetWrites } from './publishing/widget-writes.js';
 
 /** What handlers and services share: everything is owned by one `createTilecast` call. */
 export interface TilecastContext {
@@ -24,6 +25,8 @@ export interface TilecastContext {
   /** Told what happens, for metrics and request logs; undefined when the host observes nothing. */
   observer: SafeObserver | undefined;
   devices: DeviceFanout;
+  /** Widget content writes, at most one per widget in flight here; each stored write goes to `devices`. */
+  widgetWrites: WidgetWrites;
   /** Webhook delivery; the press intake calls `webhooks.dispatch` after each appended event. */
   webhooks: WebhookDispatcher;
   /** Wakes live `/events` streams of an account. */

@@ -22,6 +22,7 @@ import { createManagementApi, type ManagementApi } from './management/management
 import { loadSeed, type SeedResult } from './management/seed.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.js';
 import { createDeviceFanout, type DeliveryOptions } from './devices/fanout.js';
+import { WidgetWrites } from './publishing/widget-writes.js';
 import type { Storage } from './storage/storage.js';
 import { createCredentialWatch, DEFAULT_CREDENTIAL_CHECK_MS } from './sse/credential-watch.js';
 import type { SseTimings } from './sse/connection.js';
@@ -189,6 +190,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     logger,
     observer,
     devices,
+    widgetWrites: new WidgetWrites(storage, clock, (written) => devices.widgetChanged(written.widget, written.job)),
     webhooks,
     bus,
     frames: createFrameCache(),

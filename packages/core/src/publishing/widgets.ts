@@ -55,15 +55,9 @@ export async function updateWidget(
 
   // Omitted `stale_after` keeps the widget's setting; an explicit null clears it.
   const staleAfter = hasOwn(body, 'stale_after') ? (envelope.output.stale_after ?? null) : undefined;
-  const result = await context.storage.setWidgetContent(account.id, slug, {
-    content: validated.output,
-    staleAfter,
-    now: context.clock.now(),
-    guard: { tokenHash, template },
-  });
+  // Stored, then delivered (`WidgetWrites` hands each stored write to the fan-out once).
+  const result = await context.widgetWrites.write(account.id, slug, { content: validated.output, staleAfter, guard: { tokenHash, template } });
   if (!result.ok) fail(refusalError(result.reason, 'widget'));
-
-  context.devices.widgetChanged(result.widget, result.job);
   return { content: result.widget.content, stale_after: result.widget.staleAfter };
 }
 
