@@ -62,8 +62,9 @@ interface FanoutDeps {
   observer?: SafeObserver;
   delivery?: DeliveryOptions;
   /**
-   * False while no push can reach anyone (no transport of the host's, no device connected
-   * to this instance's stream): then jobs are done at once. A device that connects later
+   * False while no push can reach anyone from here (no transport of the host's, no device
+   * connected to this instance's stream): then this instance leaves the jobs it writes to
+   * the pollers, and finishes the ones it claims unsent. A device that connects later
    * starts from a snapshot of the latest content, so nothing is missed.
    */
   hasReceivers?: () => boolean;
@@ -164,23 +165,19 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
 
   /**
    * Delivers a widget update: at once when its window is over, else at the window's end,
-   * confirming recent presses now. Undefined when nothing is left to wait for (inside the
-   * window with nobody to reach, the update only moves the waiting claim): no promise per
-   * `PATCH` then.
+   * confirming recent presses now. Undefined when this instance can reach nobody: no
+   * promise, no timer per `PATCH` then.
    */
   const widgetDelivery = (widget: WidgetRecord, job: DeliveryJob): Promise<void> | undefined => {
-    // Press confirmations only matter when a push can reach someone; the job is run either way.
-    const reachable = hasReceivers();
+    // Nobody to reach from here: the job is left to the pollers (see `activityChanged`).
+    if (!hasReceivers()) return undefined;
     if (job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      return reachable ? consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job)) : claimAndRun(job);
+      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job));
     }
-    const claimLater = () => {
+    return confirmPressers(widget).then(() => {
       if (!closed) claimWhenDue(job);
-    };
-    if (reachable) return confirmPressers(widget).then(claimLater);
-    claimLater();
-    return undefined;
+    });
   };
 
   const stopPolling =
@@ -208,7 +205,10 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
 
   return {
     activityChanged(_activity, transition, job) {
-      if (transition !== 'none' && job !== null) track(claimAndRun(job));
+      // An instance that can reach no device does not claim the job it wrote: the next poll
+      // of any instance does (docs/contract/durable-delivery.md#durable-nobody-to-reach), so
+      // one that can reach a device delivers it, and one that cannot finishes it unsent.
+      if (transition !== 'none' && job !== null && hasReceivers()) track(claimAndRun(job));
     },
     widgetChanged(widget, job) {
       const delivering = widgetDelivery(widget, job);
