@@ -25,10 +25,8 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** A widget with a write in flight, and the batches that wait for it, oldest first. */
-interface WidgetQueue {
-  readonly batches: Batch[];
-}
+/** The queue of a widget with a write in flight and nothing waiting (shared, never changed). */
+const NOTHING_WAITING: readonly Batch[] = Object.freeze([]);
 
 /**
  * Writes widget content with at most one write per widget in flight on this instance
@@ -45,7 +43,8 @@ interface WidgetQueue {
  * once per stored write, with its result (the delivery of its latest content).
  */
 export class WidgetWrites {
-  readonly #queues = new Map<string, WidgetQueue>();
+  /** Per widget with a write in flight, the batches waiting for it, oldest first. */
+  readonly #queues = new Map<string, readonly Batch[]>();
 
   constructor(
     private readonly storage: Storage,
@@ -55,53 +54,55 @@ export class WidgetWrites {
 
   write(accountId: string, slug: string, write: WidgetWrite): Promise<WidgetContentResult> {
     const key = widgetKey(accountId, slug);
-    const queue = this.#queues.get(key);
-    if (queue === undefined) {
-      // Nothing in flight: written at once, no added wait.
-      const fresh: WidgetQueue = { batches: [] };
-      this.#queues.set(key, fresh);
-      return this.#store(accountId, slug, write.guard, write.content, write.staleAfter).then(
-        (result) => {
-          this.#next(key, accountId, slug, fresh);
-          return result;
-        },
-        (error: unknown) => {
-          this.#next(key, accountId, slug, fresh);
-          throw error;
-        },
-      );
+    const queued = this.#queues.get(key);
+    if (queued === undefined) {
+      // Nothing in flight: written at once, no added wait, no queue allocated.
+      this.#queues.set(key, NOTHING_WAITING);
+      return this.#store(key, accountId, slug, write.guard, write.content, write.staleAfter);
     }
     return new Promise((resolve, reject) => {
-      const last = queue.batches[queue.batches.length - 1];
+      let batches = queued as Batch[];
+      if (queued === NOTHING_WAITING) {
+        batches = [];
+        this.#queues.set(key, batches);
+      }
+      const last = batches[batches.length - 1];
       const waiter: Waiter = { content: write.content, resolve, reject };
       if (last !== undefined && joins(last, write)) last.waiters.push(waiter);
-      else queue.batches.push({ guard: write.guard, staleAfter: write.staleAfter, waiters: [waiter] });
+      else batches.push({ guard: write.guard, staleAfter: write.staleAfter, waiters: [waiter] });
     });
   }
 
-  #store(accountId: string, slug: string, guard: WidgetWrite['guard'], content: unknown, staleAfter: number | null | undefined) {
-    return this.storage.setWidgetContent(accountId, slug, { content, staleAfter, now: this.clock.now(), guard }).then((result) => {
-      if (result.ok) this.written(result);
-      return result;
-    });
+  /** One write to the store; once it settled, the next batch of the widget goes (`#next`). */
+  #store(key: string, accountId: string, slug: string, guard: WidgetWrite['guard'], content: unknown, staleAfter: number | null | undefined) {
+    return this.storage.setWidgetContent(accountId, slug, { content, staleAfter, now: this.clock.now(), guard }).then(
+      (result) => {
+        if (result.ok) this.written(result);
+        this.#next(key, accountId, slug);
+        return result;
+      },
+      (error: unknown) => {
+        this.#next(key, accountId, slug);
+        throw error;
+      },
+    );
   }
 
   /** After a write settled: the oldest waiting batch is written, or the widget has nothing in flight any more. */
-  #next(key: string, accountId: string, slug: string, queue: WidgetQueue): void {
-    const batch = queue.batches.shift();
-    if (batch === undefined) {
+  #next(key: string, accountId: string, slug: string): void {
+    const batches = this.#queues.get(key);
+    if (batches === undefined || batches.length === 0) {
       this.#queues.delete(key);
       return;
     }
+    const batch = (batches as Batch[]).shift()!;
     const { waiters } = batch;
     const latest = waiters[waiters.length - 1]!;
-    this.#store(accountId, slug, batch.guard, latest.content, batch.staleAfter).then(
+    this.#store(key, accountId, slug, batch.guard, latest.content, batch.staleAfter).then(
       (result) => {
-        this.#next(key, accountId, slug, queue);
         for (const waiter of waiters) waiter.resolve(waiter === latest || !result.ok ? result : withContent(result, waiter.content));
       },
       (error: unknown) => {
-        this.#next(key, accountId, slug, queue);
         for (const waiter of waiters) waiter.reject(error);
       },
     );

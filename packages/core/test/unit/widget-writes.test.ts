@@ -177,7 +177,7 @@ describe('PATCH /widget during a write of the same widget (docs/contract/publish
     await store.release();
     for (let i = 0; i < 50 && store.waiting === 0; i++) await new Promise((resolve) => setImmediate(resolve));
     await store.release();
-    const responses = await Promise.all(answers);
+    const responses = (await Promise.all(answers)) as Array<{ status: number; body?: unknown }>;
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(responses.map((response) => (response.body as { content: { title: string } }).content.title)).toEqual(['one', 'two', 'three']);
     expect(store.written).toHaveLength(2);
