@@ -1,6 +1,6 @@
 import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { type Ctx, num, prepared, toJson, transaction } from './db.js';
-import { upsertJob, writtenJob } from './delivery-jobs.js';
+import { writeJob, writtenJob } from './delivery-jobs.js';
 import { credentialHolds } from './guard.js';
 
 interface ActivityRow {
@@ -50,7 +50,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
   // (docs/contract/durable-delivery.md#durable-outbox): named, as every start, update and end runs it.
   const writeWithJob = prepared(
     `WITH a AS (UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}),
-     job AS (${upsertJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')})
+     ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
      SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
   );
   return {

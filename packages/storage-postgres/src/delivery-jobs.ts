@@ -55,25 +55,66 @@ const toJob = (row: JobRow): DeliveryJob => ({
 
 /**
  * Core's `startStillOwed` of the row being replaced (`cur`), for a new job of phase
- * `EXCLUDED.phase`: only an `update` superseding an unfinished job owes a start.
+ * `phase` (an SQL expression): only an `update` superseding an unfinished job owes a start.
  */
-const START_STILL_OWED = `CASE
-  WHEN EXCLUDED.phase <> 'update' OR NOT cur.pending THEN NULL
+const startStillOwed = (phase: string): string => `CASE
+  WHEN ${phase} <> 'update' OR NOT cur.pending THEN NULL
   WHEN cur.phase = 'start' THEN cur.cursor
   WHEN cur.start_above IS NULL THEN NULL
   WHEN cur.cursor > cur.start_above THEN cur.cursor
   ELSE cur.start_above END`;
 
+/** What a new job replaces in the row `cur` (core's `supersedingJob`); the values are SQL expressions. */
+const supersedingSet = (values: { generation: string; phase: string; now: string }): string => `
+      generation = ${values.generation},
+      phase = ${values.phase},
+      start_above = ${startStillOwed(values.phase)},
+      cursor = '',
+      due_at = GREATEST(${values.now}, cur.window_until),
+      created_at = ${values.now},
+      leased_by = NULL,
+      lease_until = 0,
+      resumed = 0,
+      pending = true`;
+
 /**
- * The `INSERT` that leaves the job of each row of `source` (a CTE with `account_id` and
- * `slug`, the content just written) as core's `supersedingJob` says
+ * The CTEs that leave the job of each row of `source` (a CTE with `account_id` and `slug`,
+ * the content just written) as core's `supersedingJob` says
  * (docs/contract/durable-delivery.md#durable-supersede), in the content's own statement
- * (docs/contract/durable-delivery.md#durable-outbox). `kind`, `phase` and `now` are SQL
- * expressions. A row being replaced is locked and read as it is now, whatever the
- * statement's snapshot: its `window_until`, set by a claim that committed a moment ago,
- * holds the new job back (docs/contract/durable-delivery.md#durable-throttle-across-instances).
+ * (docs/contract/durable-delivery.md#durable-outbox), and name it `job` with the
+ * `returning` columns. `kind`, `phase` and `now` are SQL expressions.
+ *
+ * The job's row usually exists (it stays after its job is done, see above): a plain
+ * `UPDATE` replaces it, which costs PostgreSQL less than an `INSERT … ON CONFLICT`'s
+ * speculative insertion (bench/notes/postgres-fanouts.md). Only when the statement's
+ * snapshot has no row is one inserted, and a row another statement inserted meanwhile is
+ * replaced by the `ON CONFLICT` arm with the same values. A row being replaced is locked
+ * and read as it is now, whatever the snapshot: its `window_until`, set by a claim that
+ * committed a moment ago, holds the new job back
+ * (docs/contract/durable-delivery.md#durable-throttle-across-instances).
  */
-/** The columns a content write reads back about the job it left (see `upsertJob`). */
+export function writeJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, returning: string): string {
+  const { kind, phase, now } = values;
+  const generation = `nextval('${t.deliveryGenerations}')`;
+  const cur = returning
+    .split(', ')
+    .map((column) => `cur.${column}`)
+    .join(', ');
+  return `job_replaced AS (
+      UPDATE ${t.deliveryJobs} AS cur SET ${supersedingSet({ generation, phase, now })}
+      FROM ${source} s WHERE cur.account_id = s.account_id AND cur.kind = ${kind} AND cur.slug = s.slug
+      RETURNING ${cur}
+    ), job_inserted AS (
+      INSERT INTO ${t.deliveryJobs} AS cur
+        (account_id, kind, slug, generation, phase, start_above, cursor, due_at, created_at, leased_by, lease_until, resumed, pending, window_until)
+      SELECT account_id, ${kind}, slug, ${generation}, ${phase}, NULL, '', ${now}, ${now}, NULL, 0, 0, true, 0 FROM ${source}
+      WHERE NOT EXISTS (SELECT 1 FROM job_replaced)
+      ON CONFLICT (account_id, kind, slug) DO UPDATE SET ${supersedingSet({ generation: 'EXCLUDED.generation', phase: 'EXCLUDED.phase', now: 'EXCLUDED.due_at' })}
+      RETURNING ${returning}
+    ), job AS (SELECT ${returning} FROM job_replaced UNION ALL SELECT ${returning} FROM job_inserted)`;
+}
+
+/** The columns a content write reads back about the job it left (see `writeJob`). */
 export interface WrittenJobColumns {
   job_generation: string | number;
   job_due_at: string | number;
@@ -97,25 +138,6 @@ export function writtenJob(resource: DeliveryResource, phase: DeliveryJob['phase
     leaseUntil: 0,
     resumed: 0,
   };
-}
-
-export function upsertJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, returning: string): string {
-  const { kind, phase, now } = values;
-  return `INSERT INTO ${t.deliveryJobs} AS cur
-      (account_id, kind, slug, generation, phase, start_above, cursor, due_at, created_at, leased_by, lease_until, resumed, pending, window_until)
-    SELECT account_id, ${kind}, slug, nextval('${t.deliveryGenerations}'), ${phase}, NULL, '', ${now}, ${now}, NULL, 0, 0, true, 0 FROM ${source}
-    ON CONFLICT (account_id, kind, slug) DO UPDATE SET
-      generation = EXCLUDED.generation,
-      phase = EXCLUDED.phase,
-      start_above = ${START_STILL_OWED},
-      cursor = '',
-      due_at = GREATEST(EXCLUDED.due_at, cur.window_until),
-      created_at = EXCLUDED.created_at,
-      leased_by = NULL,
-      lease_until = 0,
-      resumed = 0,
-      pending = true
-    RETURNING ${returning}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
-import { upsertJob, writtenJob } from './delivery-jobs.js';
+import { writeJob, writtenJob } from './delivery-jobs.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 interface WidgetRow {
@@ -46,9 +46,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
        WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
          AND ${credentialHolds(t, '$1', '$8')}
        RETURNING ${WRITTEN_COLUMNS}
-     ), job AS (
-       ${upsertJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, 'generation, due_at')}
-     )
+     ), ${writeJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, 'generation, due_at')}
      SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at FROM w CROSS JOIN job`,
   );
   // Every press: one statement, and only three small values come back, never the content.
