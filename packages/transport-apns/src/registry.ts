@@ -17,6 +17,7 @@ export interface ApnsRegistrations {
 
 /** What `ApnsRegistry.activityTargetOf` answers. */
 export interface ApnsActivityTarget {
+  /** The device's registrations, as `registrationsOf` answers them. */
   registrations: ApnsRegistrations;
   /** The update token the device's Live Activity registered, or null. */
   token: string | null;

@@ -103,6 +103,7 @@ export interface ApnsRegistration {
 
 /** What an activity's update push to one device needs (`getActivityPushTargets`). */
 export interface ActivityPushTarget {
+  /** The device's registration, as `getApnsRegistration` answers it. */
   registration: ApnsRegistration;
   /** The activity's update token on the device, or null. */
   token: string | null;
