@@ -231,10 +231,11 @@ export function apnsRegistryFrom(store: ApnsStore): ApnsRegistry {
 }
 
 /**
- * The lookups of a fan-out, read in batches when the store has the batch reads: the
- * transport looks up the pushes it starts in one turn (docs/decisions/0058-apns-pacing.md)
- * together, in one statement per turn instead of one per device (and, for an activity's
- * update, one instead of two in a row). A store without them is read one device at a time.
+ * The lookups of a fan-out, read in batches (`BatchReads`) when the store has the batch
+ * reads: the pushes the transport starts in one turn (docs/decisions/0058-apns-pacing.md),
+ * and those started while that read is out, are looked up in one statement instead of one
+ * per device (and, for an activity's update, one instead of two in a row). A store without
+ * them is read one device at a time.
  */
 function batchedReads(store: ApnsStore): Pick<ApnsRegistry, 'registrationsOf' | 'activityTargetOf'> {
   const { getApnsRegistrations, getActivityPushTargets } = store;

@@ -141,7 +141,7 @@ describe('the transport with a store registry', () => {
       await transport.close();
     }
     const methods = calls.map(([method]) => method);
-    // No single read; each batch holds the pushes started in one turn (8: docs/decisions/0058-apns-pacing.md).
+    // No single read; a batch holds at least the pushes started in one turn (8: docs/decisions/0058-apns-pacing.md).
     expect(methods.filter((method) => method === 'getApnsRegistration' || method === 'getActivityPushToken')).toEqual([]);
     const widgetReads = calls.filter(([method]) => method === 'getApnsRegistrations').map(([, [ids]]) => ids as string[]);
     const updateReads = calls.filter(([method]) => method === 'getActivityPushTargets').map(([, args]) => args[2] as string[]);

@@ -49,9 +49,10 @@ export function fcmRegistryFrom(store: FcmTokenStore): FcmRegistry {
 }
 
 /**
- * `tokenOf`, read in batches when the store has `getFcmTokens`: the transport looks up the
- * pushes it starts in one turn (docs/decisions/0058-apns-pacing.md) together, in one
- * statement per turn instead of one per device. Otherwise one device at a time.
+ * `tokenOf`, read in batches (`BatchReads`) when the store has `getFcmTokens`: the pushes
+ * the transport starts in one turn (docs/decisions/0058-apns-pacing.md), and those started
+ * while that read is out, are looked up in one statement instead of one per device.
+ * Otherwise one device at a time.
  */
 function batchedTokenOf(store: FcmTokenStore): FcmRegistry['tokenOf'] {
   const { getFcmTokens } = store;

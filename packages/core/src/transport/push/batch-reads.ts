@@ -16,22 +16,29 @@ interface Batch<V> {
 }
 
 /**
- * Gathers the lookups a transport makes in one synchronous stretch (a turn's admitted pushes,
- * docs/decisions/0058-apns-pacing.md) into one batch read per group, sent once that stretch
- * ends (a microtask), instead of one store round trip per device. Each caller is answered
- * with its own id's record, `undefined` when the read did not find it; a read that fails
- * rejects every caller waiting on it.
+ * Gathers a transport's lookups of devices into batch reads, instead of one store round
+ * trip per device. The lookups made in one synchronous stretch (the pushes admitted in a
+ * turn: docs/decisions/0058-apns-pacing.md) go out together once it ends (a microtask); while
+ * a group's read is out, its later lookups wait and go out together as it settles. So a
+ * batch grows with the store's round trip (about the pushes admitted meanwhile), and each
+ * lookup waits for at most one read besides its own. Each caller is answered with its own
+ * id's record, `undefined` when the read did not find it; a read that fails rejects every
+ * caller waiting on it, and the next batch reads again.
  *
- * Nothing is kept across batches: a lookup made after a batch was sent goes to a new read,
- * so a token removed meanwhile (an APNs `410`) is never answered from an older read.
+ * Nothing is kept: every lookup is answered by a read sent after it was made, so a token
+ * removed before a lookup (an APNs `410`) is never answered from an older read.
  *
  * A group is one kind of read with its arguments (a key chosen by the caller, e.g. an
- * activity's account and slug): lookups of different groups never share a read. A group
- * holding `max` ids is sent at once, and later lookups start its next batch. Callers asking
- * for the same id in one batch share its record: they must not change it.
+ * activity's account and slug): lookups of different groups never share a read, nor wait
+ * for each other's. A group holding `max` ids is sent at once, whatever is out, and later
+ * lookups start its next batch. Callers asking for the same id in one batch share its
+ * record: they must not change it.
  */
 export class BatchReads<V> {
+  /** The next batch of each group, gathering lookups. */
   private readonly pending = new Map<string, Batch<V>>();
+  /** The groups with a read out: their next batch goes when it settles. */
+  private readonly out = new Set<string>();
   private scheduled = false;
 
   constructor(private readonly max = BATCH_READ_MAX) {
@@ -39,9 +46,9 @@ export class BatchReads<V> {
   }
 
   /**
-   * The record of `id` in group `group`, read with `read` together with the other lookups of
-   * the group made before the current synchronous stretch ends. `read` is the one of the
-   * group's first lookup in a batch: every lookup of a group passes the same read.
+   * The record of `id` in group `group`, read with `read` together with the group's other
+   * lookups made meanwhile. `read` is the one of the group's first lookup in a batch: every
+   * lookup of a group passes the same read.
    */
   lookup(group: string, id: string, read: BatchRead<V>): Promise<V | undefined> {
     return new Promise<V | undefined>((resolve, reject) => {
@@ -55,7 +62,7 @@ export class BatchReads<V> {
       else waiters.push({ resolve, reject });
       if (batch.waiting.size >= this.max) {
         this.pending.delete(group);
-        send(batch);
+        void send(batch);
       } else if (!this.scheduled) {
         this.scheduled = true;
         queueMicrotask(() => this.flush());
@@ -63,16 +70,30 @@ export class BatchReads<V> {
     });
   }
 
+  /** The end of a synchronous stretch: every group without a read out sends its batch. */
   private flush(): void {
     this.scheduled = false;
-    const batches = [...this.pending.values()];
-    this.pending.clear();
-    for (const batch of batches) send(batch);
+    for (const [group, batch] of this.pending) {
+      if (this.out.has(group)) continue; // it goes when the read out settles, with what comes meanwhile
+      this.pending.delete(group);
+      this.start(group, batch);
+    }
+  }
+
+  private start(group: string, batch: Batch<V>): void {
+    this.out.add(group);
+    void send(batch).then(() => {
+      this.out.delete(group);
+      const next = this.pending.get(group);
+      if (next === undefined) return;
+      this.pending.delete(group);
+      this.start(group, next);
+    });
   }
 }
 
-/** Sends one batch's read and answers each of its callers. */
-function send<V>(batch: Batch<V>): void {
+/** Sends one batch's read and answers each of its callers; settles (never rejects) once they are. */
+function send<V>(batch: Batch<V>): Promise<void> {
   const { read, waiting } = batch;
   let answer: Promise<ReadonlyMap<string, V>>;
   try {
@@ -80,7 +101,7 @@ function send<V>(batch: Batch<V>): void {
   } catch (error) {
     answer = Promise.reject(error); // a read that throws at once fails its batch as a rejection would
   }
-  answer.then(
+  return answer.then(
     (found) => {
       for (const [id, waiters] of waiting) {
         const value = found.get(id);

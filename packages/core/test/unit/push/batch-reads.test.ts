@@ -97,17 +97,67 @@ describe('BatchReads', () => {
     expect(await reads.lookup('good', 'a', good.read)).toBe('A');
   });
 
-  it('lookups made while a read is out go to the next read', async () => {
-    const { read, calls, answer } = readRig({ a: 'A', b: 'B' }, { held: true });
+  it("gathers the lookups made while a group's read is out into its next read, sent as that one settles", async () => {
+    const { read, calls, answer } = readRig({ a: 'A', b: 'B', c: 'C' }, { held: true });
     const reads = new BatchReads<string>();
     const first = reads.lookup('', 'a', read);
     await Promise.resolve(); // the stretch ended: the first read is out
-    const second = reads.lookup('', 'b', read);
+    expect(calls).toEqual([['a']]);
+    const later = [reads.lookup('', 'b', read)];
     await Promise.resolve();
+    later.push(reads.lookup('', 'c', read)); // another stretch, the read still out
+    await Promise.resolve();
+    expect(calls).toEqual([['a']]);
+    answer();
+    expect(await first).toBe('A');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([['a'], ['b', 'c']]);
+    answer();
+    expect(await Promise.all(later)).toEqual(['B', 'C']);
+  });
+
+  it("never holds one group's lookups for another group's read", async () => {
+    const slow = readRig({ a: 'slow A' }, { held: true });
+    const quick = readRig({ a: 'quick A' });
+    const reads = new BatchReads<string>();
+    const held = reads.lookup('slow', 'a', slow.read);
+    await Promise.resolve();
+    expect(await reads.lookup('quick', 'a', quick.read)).toBe('quick A');
+    slow.answer();
+    expect(await held).toBe('slow A');
+  });
+
+  it('sends a full batch at once even while a read of its group is out', async () => {
+    const { read, calls, answer } = readRig({ a: 'A', b: 'B', c: 'C' }, { held: true });
+    const reads = new BatchReads<string>(2);
+    const first = reads.lookup('', 'a', read);
+    await Promise.resolve();
+    const full = [reads.lookup('', 'b', read), reads.lookup('', 'c', read)];
+    expect(calls).toEqual([['a'], ['b', 'c']]);
+    answer();
+    answer();
+    expect(await Promise.all([first, ...full])).toEqual(['A', 'B', 'C']);
+  });
+
+  it('after a failed read, the lookups that waited for it are read anew', async () => {
+    const failure = new Error('store down');
+    let fail = true;
+    const calls: (readonly string[])[] = [];
+    let release!: () => void;
+    const read = (ids: readonly string[]) => {
+      calls.push([...ids]);
+      if (fail) return new Promise<Map<string, string>>((_, reject) => (release = () => reject(failure)));
+      return Promise.resolve(new Map(ids.map((id) => [id, id.toUpperCase()])));
+    };
+    const reads = new BatchReads<string>();
+    const failed = reads.lookup('', 'a', read);
+    await Promise.resolve();
+    const waited = reads.lookup('', 'b', read);
+    fail = false;
+    release();
+    await expect(failed).rejects.toBe(failure);
+    expect(await waited).toBe('B');
     expect(calls).toEqual([['a'], ['b']]);
-    answer();
-    answer();
-    expect(await Promise.all([first, second])).toEqual(['A', 'B']);
   });
 
   it('refuses a cap that is not a positive integer', () => {
