@@ -1,4 +1,4 @@
-import type { ApnsStore, DeviceIdentity, DeviceRecord } from '@tilecast/core/storage';
+import type { ActivityPushTarget, ApnsRegistration, ApnsStore, DeviceIdentity, DeviceRecord } from '@tilecast/core/storage';
 import { channelMethods, setFollower } from './channels.js';
 import { pairKey, type MemoryState } from './state.js';
 
@@ -45,6 +45,26 @@ export function apnsMethods(state: MemoryState): ApnsStore {
     async getApnsRegistration(deviceId) {
       const found = state.apns.get(deviceId);
       return found === undefined ? null : { ...found };
+    },
+
+    async getApnsRegistrations(deviceIds) {
+      const found = new Map<string, ApnsRegistration>();
+      for (const deviceId of deviceIds) {
+        const registration = state.apns.get(deviceId);
+        if (registration !== undefined) found.set(deviceId, { ...registration });
+      }
+      return found;
+    },
+
+    async getActivityPushTargets(accountId, slug, deviceIds) {
+      const key = pairKey(accountId, slug);
+      const found = new Map<string, ActivityPushTarget>();
+      for (const deviceId of deviceIds) {
+        const registration = state.apns.get(deviceId);
+        if (registration === undefined) continue;
+        found.set(deviceId, { registration: { ...registration }, token: state.activityPushTokens.get(deviceId)?.get(key) ?? null });
+      }
+      return found;
     },
 
     async removeApnsRegistration(deviceId, condition) {

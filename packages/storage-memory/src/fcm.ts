@@ -24,6 +24,15 @@ export function fcmMethods(state: MemoryState): FcmStore {
       return state.fcmTokens.get(deviceId) ?? null;
     },
 
+    async getFcmTokens(deviceIds) {
+      const found = new Map<string, string>();
+      for (const deviceId of deviceIds) {
+        const token = state.fcmTokens.get(deviceId);
+        if (token !== undefined) found.set(deviceId, token);
+      }
+      return found;
+    },
+
     async removeFcmToken(deviceId, condition) {
       if (condition?.ifDevice !== undefined && !isStill(state.devices.get(deviceId), condition.ifDevice)) return false;
       if (condition?.ifToken !== undefined && state.fcmTokens.get(deviceId) !== condition.ifToken) return false;

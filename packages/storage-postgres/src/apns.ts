@@ -1,6 +1,6 @@
 import type { ApnsEnvironment, ApnsRegistration, ApnsStore } from '@tilecast/core/storage';
 import { channelMethods } from './channels.js';
-import { type Ctx, insertedAny } from './db.js';
+import { type Ctx, insertedAny, prepared } from './db.js';
 
 interface RegistrationRow {
   environment: ApnsEnvironment;
@@ -18,6 +18,15 @@ const toRegistration = (row: RegistrationRow): ApnsRegistration => ({
 
 export function apnsMethods(ctx: Ctx): ApnsStore {
   const { db, t } = ctx;
+  const registrationsOf = prepared(
+    `SELECT device_id, environment, push_to_start, widgets, channels FROM ${t.apnsRegistrations} WHERE device_id = ANY($1::text[])`,
+  );
+  const activityTargetsOf = prepared(
+    `SELECT r.device_id, r.environment, r.push_to_start, r.widgets, r.channels, k.token
+     FROM ${t.apnsRegistrations} r
+     LEFT JOIN ${t.apnsActivityTokens} k ON k.device_id = r.device_id AND k.account_id = $2 AND k.slug = $3
+     WHERE r.device_id = ANY($1::text[])`,
+  );
   return {
     // The device row is locked (FOR SHARE) by the write that checks it: a concurrent
     // `upsertDevice` or `deleteDevice` either waits for this write and then removes what it
@@ -58,6 +67,21 @@ export function apnsMethods(ctx: Ctx): ApnsStore {
         [deviceId],
       );
       return rows[0] ? toRegistration(rows[0]) : null;
+    },
+
+    // One statement for a whole batch (a fan-out's devices), prepared once per connection.
+    async getApnsRegistrations(deviceIds) {
+      if (deviceIds.length === 0) return new Map();
+      const { rows } = await db.query<RegistrationRow & { device_id: string }>(registrationsOf, [deviceIds]);
+      return new Map(rows.map((row) => [row.device_id, toRegistration(row)]));
+    },
+
+    // The registration and the activity's update token in one statement: an update push
+    // needs both, and asking for the token after the registration would be a second round trip.
+    async getActivityPushTargets(accountId, slug, deviceIds) {
+      if (deviceIds.length === 0) return new Map();
+      const { rows } = await db.query<RegistrationRow & { device_id: string; token: string | null }>(activityTargetsOf, [deviceIds, accountId, slug]);
+      return new Map(rows.map((row) => [row.device_id, { registration: toRegistration(row), token: row.token }]));
     },
 
     async removeApnsRegistration(deviceId, condition) {

@@ -1,7 +1,8 @@
 import type { FcmStore } from '@tilecast/core/storage';
-import { type Ctx, insertedAny } from './db.js';
+import { type Ctx, insertedAny, prepared } from './db.js';
 
 export function fcmMethods({ db, t }: Ctx): FcmStore {
+  const tokensOf = prepared(`SELECT device_id, token FROM ${t.fcmTokens} WHERE device_id = ANY($1::text[])`);
   return {
     // As `setApnsRegistration`: the device row is locked (FOR SHARE) by the write that checks
     // it, so a concurrent `upsertDevice` or `deleteDevice` either waits and then removes what
@@ -23,6 +24,13 @@ export function fcmMethods({ db, t }: Ctx): FcmStore {
     async getFcmToken(deviceId) {
       const { rows } = await db.query<{ token: string }>(`SELECT token FROM ${t.fcmTokens} WHERE device_id = $1`, [deviceId]);
       return rows[0]?.token ?? null;
+    },
+
+    // One statement for a whole batch (a fan-out's devices), prepared once per connection.
+    async getFcmTokens(deviceIds) {
+      if (deviceIds.length === 0) return new Map();
+      const { rows } = await db.query<{ device_id: string; token: string }>(tokensOf, [deviceIds]);
+      return new Map(rows.map((row) => [row.device_id, row.token]));
     },
 
     // One statement: the device row locked as by the write (a rotation committed first is

@@ -16,6 +16,7 @@ export {
 export {
   apnsRegistryFrom,
   createMemoryApnsRegistry,
+  type ApnsActivityTarget,
   type ApnsRegistry,
   type ApnsRegistrations,
   type ApnsEnvironment,

@@ -1,4 +1,5 @@
-import type { ApnsStore, HeldChannel } from '@tilecast/core/storage';
+import { BatchReads } from '@tilecast/core/push';
+import type { ActivityPushTarget, ApnsStore, HeldChannel } from '@tilecast/core/storage';
 
 /** Which APNs environment a device's tokens belong to (the app's build decides it). */
 export type ApnsEnvironment = 'production' | 'sandbox';
@@ -12,6 +13,14 @@ export interface ApnsRegistrations {
   widgets: string | null;
   /** The app follows broadcast channels (iOS 18 and later: docs/contract/broadcast-channels.md#broadcast-device-flag). */
   channels: boolean;
+}
+
+/** What `ApnsRegistry.activityTargetOf` answers. */
+export interface ApnsActivityTarget {
+  /** The device's registrations, as `registrationsOf` answers them. */
+  registrations: ApnsRegistrations;
+  /** The update token the device's Live Activity registered, or null. */
+  token: string | null;
 }
 
 /**
@@ -37,6 +46,14 @@ export interface ApnsRegistry {
   registrationsOf(deviceId: string): Promise<ApnsRegistrations | null>;
   /** The update token the device's Live Activity for `owner/slug` registered, or null. */
   activityTokenOf(deviceId: string, owner: string, slug: string): Promise<string | null>;
+  /**
+   * Optional: what an update or end push of activity `owner/slug` needs in one lookup, the
+   * device's registrations with the activity's update token on it (null when it has
+   * none); null when the device has no registrations. Without it the transport asks
+   * `registrationsOf`, then `activityTokenOf`. The answer may be shared with other callers
+   * asking for the same device at once: it is read, never changed.
+   */
+  activityTargetOf?(deviceId: string, owner: string, slug: string): Promise<ApnsActivityTarget | null>;
   /**
    * Forgets the activity's update token after its `end` was sent, but only while it is
    * still `token`: a token the app registered meanwhile (a new Live Activity) stays.
@@ -204,11 +221,39 @@ export function createMemoryApnsRegistry(): MemoryApnsRegistry {
  */
 export function apnsRegistryFrom(store: ApnsStore): ApnsRegistry {
   return {
-    registrationsOf: (deviceId) => store.getApnsRegistration(deviceId),
+    ...batchedReads(store),
     activityTokenOf: (deviceId, owner, slug) => store.getActivityPushToken(deviceId, owner, slug),
     forgetActivityToken: (deviceId, owner, slug, token) => store.forgetActivityPushToken(deviceId, owner, slug, { ifToken: token }),
     removeToken: (deviceId, token) => store.removeApnsToken(deviceId, token),
     setActivityChannel: (owner, slug, environment, channelId, condition) => store.setActivityChannel(owner, slug, environment, channelId, condition),
     heldChannels: async () => (await store.listActivityChannels()).map(({ accountId, ...held }) => ({ owner: accountId, ...held })),
+  };
+}
+
+/**
+ * The lookups of a fan-out, read in batches (`BatchReads`) when the store has the batch
+ * reads: the pushes the transport starts in one turn (docs/decisions/0058-apns-pacing.md),
+ * and those started while that read is out, are looked up in one statement instead of one
+ * per device (and, for an activity's update, one instead of two in a row). A store without
+ * them is read one device at a time.
+ */
+function batchedReads(store: ApnsStore): Pick<ApnsRegistry, 'registrationsOf' | 'activityTargetOf'> {
+  const { getApnsRegistrations, getActivityPushTargets } = store;
+  let registrationsOf: ApnsRegistry['registrationsOf'] = (deviceId) => store.getApnsRegistration(deviceId);
+  if (getApnsRegistrations !== undefined) {
+    const reads = new BatchReads<ApnsRegistrations>();
+    const read = (deviceIds: readonly string[]) => getApnsRegistrations.call(store, deviceIds);
+    registrationsOf = async (deviceId) => (await reads.lookup('', deviceId, read)) ?? null;
+  }
+  if (getActivityPushTargets === undefined) return { registrationsOf };
+  const targets = new BatchReads<ActivityPushTarget>();
+  return {
+    registrationsOf,
+    async activityTargetOf(deviceId, owner, slug) {
+      // One batch per activity; the owner's length keeps two pairs from ever sharing a key.
+      const group = `${owner.length}:${owner}/${slug}`;
+      const target = await targets.lookup(group, deviceId, (deviceIds) => getActivityPushTargets.call(store, owner, slug, deviceIds));
+      return target === undefined ? null : { registrations: target.registration, token: target.token };
+    },
   };
 }

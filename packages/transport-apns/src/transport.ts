@@ -190,6 +190,11 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
   /** Looks the ticket's token up and builds its job: null when it has nowhere to go. */
   const jobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
+    if (ticket.payload !== null && ticket.push.phase !== 'start' && registry.activityTargetOf !== undefined) {
+      // An update or an end: the registration and the activity's token in one lookup.
+      const target = await registry.activityTargetOf(ticket.deviceId, ticket.push.owner, ticket.push.slug);
+      return target === null || target.token === null ? null : builder.activityJob(ticket, target.token, target.registrations.environment, leave);
+    }
     const registrations = await registry.registrationsOf(ticket.deviceId);
     if (registrations === null) return null;
     if (ticket.payload === null)

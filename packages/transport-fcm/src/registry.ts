@@ -1,3 +1,5 @@
+import { BatchReads } from '@tilecast/core/push';
+
 /**
  * Where the transport finds a device's FCM registration token, and tells what FCM said
  * about it. The Tilecast stores hold the tokens the apps registered with `PUT /device/fcm`
@@ -22,6 +24,11 @@ export interface FcmRegistry {
  */
 export interface FcmTokenStore {
   getFcmToken(deviceId: string): Promise<string | null>;
+  /**
+   * Optional batch read (both Tilecast stores have it): the tokens of the devices that have
+   * one. With it, `tokenOf` lookups made together are read in one call.
+   */
+  getFcmTokens?(deviceIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Removes the device's token; with `ifToken`, only while it is that token. True when one was removed. */
   removeFcmToken(deviceId: string, condition?: { ifDevice?: { accountId: string; tokenHash: string }; ifToken?: string }): Promise<boolean>;
 }
@@ -34,11 +41,25 @@ export interface FcmTokenStore {
  */
 export function fcmRegistryFrom(store: FcmTokenStore): FcmRegistry {
   return {
-    tokenOf: (deviceId) => store.getFcmToken(deviceId),
+    tokenOf: batchedTokenOf(store),
     remove: async (deviceId, token) => {
       await store.removeFcmToken(deviceId, { ifToken: token });
     },
   };
+}
+
+/**
+ * `tokenOf`, read in batches (`BatchReads`) when the store has `getFcmTokens`: the pushes
+ * the transport starts in one turn (docs/decisions/0058-apns-pacing.md), and those started
+ * while that read is out, are looked up in one statement instead of one per device.
+ * Otherwise one device at a time.
+ */
+function batchedTokenOf(store: FcmTokenStore): FcmRegistry['tokenOf'] {
+  const { getFcmTokens } = store;
+  if (getFcmTokens === undefined) return (deviceId) => store.getFcmToken(deviceId);
+  const reads = new BatchReads<string>();
+  const read = (deviceIds: readonly string[]) => getFcmTokens.call(store, deviceIds);
+  return async (deviceId) => (await reads.lookup('', deviceId, read)) ?? null;
 }
 
 /** An `FcmRegistry` in memory, with the writes the device API would make. */

@@ -101,6 +101,14 @@ export interface ApnsRegistration {
   channels: boolean;
 }
 
+/** What an activity's update push to one device needs (`getActivityPushTargets`). */
+export interface ActivityPushTarget {
+  /** The device's registration, as `getApnsRegistration` answers it. */
+  registration: ApnsRegistration;
+  /** The activity's update token on the device, or null. */
+  token: string | null;
+}
+
 /** A change of a device's registration: a token `undefined` is kept as it is, `null` removes it. */
 export interface ApnsRegistrationUpdate {
   environment: ApnsEnvironment;

@@ -1,5 +1,6 @@
 import type {
   AbsentRecord,
+  ActivityPushTarget,
   ApnsEnvironment,
   ApnsRegistration,
   ApnsRegistrationUpdate,
@@ -405,6 +406,22 @@ export interface ApnsStore {
   /** The device's registration, or null when it has none (or does not exist). */
   getApnsRegistration(deviceId: string): Promise<ApnsRegistration | null>;
   /**
+   * Optional batch read: `getApnsRegistration` of every device in `deviceIds`, in one call
+   * (PostgreSQL: one statement). The map holds the devices that have a registration,
+   * each as `getApnsRegistration` answers it; the others are absent. An id given twice is
+   * answered once; an empty list answers an empty map. A push transport reads a fan-out's
+   * tokens with it (`apnsRegistryFrom`); a store without it is read one device at a time.
+   */
+  getApnsRegistrations?(deviceIds: readonly string[]): Promise<Map<string, ApnsRegistration>>;
+  /**
+   * Optional batch read for the pushes of activity `accountId/slug`: each device of
+   * `deviceIds` that has a registration, with it and the activity's update token on the
+   * device (`getActivityPushToken`, or null), in one call (PostgreSQL: one statement).
+   * Devices without a registration are absent (no push reaches them). As
+   * `getApnsRegistrations` otherwise.
+   */
+  getActivityPushTargets?(accountId: string, slug: string, deviceIds: readonly string[]): Promise<Map<string, ActivityPushTarget>>;
+  /**
    * **ATOMIC.** `DELETE /device/push`: removes every APNs token of the device (registration
    * and update tokens). With `ifDevice`, only while the device still has that account and
    * token hash, checked in the same step as the removal (as for `setApnsRegistration`):
@@ -478,6 +495,13 @@ export interface FcmStore {
   setFcmToken(deviceId: string, token: string, condition?: { ifDevice?: DeviceIdentity }): Promise<boolean>;
   /** The device's FCM token, or null when it has none (or does not exist). */
   getFcmToken(deviceId: string): Promise<string | null>;
+  /**
+   * Optional batch read: `getFcmToken` of every device in `deviceIds`, in one call
+   * (PostgreSQL: one statement). The map holds the devices that have a token; the others
+   * are absent. An empty list answers an empty map. A store without it is read one device
+   * at a time (`fcmRegistryFrom`).
+   */
+  getFcmTokens?(deviceIds: readonly string[]): Promise<Map<string, string>>;
   /**
    * **ATOMIC.** Removes the device's FCM token, on `DELETE /device/fcm` (with `ifDevice`) or
    * on an FCM answer that unregistered the token (with `ifToken`). Each condition is checked

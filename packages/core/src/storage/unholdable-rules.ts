@@ -54,6 +54,7 @@ const FALSE = () => Promise.resolve(false);
 const NONE = () => Promise.resolve([]);
 const ZERO = () => Promise.resolve(0);
 const DONE = () => Promise.resolve();
+const EMPTY_MAP = <V>() => Promise.resolve(new Map<string, V>());
 
 const IDENTITY = { accountId: true, tokenHash: true } as const;
 const RESOURCE = { accountId: true, kind: true, slug: true } as const;
@@ -173,6 +174,12 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
     exists: async (storage, deviceId, _registration, condition) => (await deviceStill(storage, deviceId, condition?.ifDevice)) !== null,
   },
   getApnsRegistration: { keys: [true], absent: NULL },
+  getApnsRegistrations: { wrap: (inner) => (deviceIds) => readHoldable(deviceIds, inner) },
+  // An activity no store can hold has no update token anywhere: nothing to read.
+  getActivityPushTargets: {
+    wrap: (inner) => (accountId, slug, deviceIds) =>
+      isHoldable(accountId) && isHoldable(slug) ? readHoldable(deviceIds, (ids) => inner(accountId, slug, ids)) : EMPTY_MAP(),
+  },
   // No such device can exist: nothing to remove, and no identity of it holds.
   removeApnsRegistration: {
     keys: [true, { ifDevice: IDENTITY }],
@@ -208,6 +215,7 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
     exists: async (storage, deviceId, _token, condition) => (await deviceStill(storage, deviceId, condition?.ifDevice)) !== null,
   },
   getFcmToken: { keys: [true], absent: NULL },
+  getFcmTokens: { wrap: (inner) => (deviceIds) => readHoldable(deviceIds, inner) },
   // No such device or token can exist: nothing to remove, and no condition holds.
   removeFcmToken: {
     keys: [true, { ifDevice: IDENTITY, ifToken: true }],
@@ -218,6 +226,21 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   purgeExpired: 'no strings',
   close: 'no strings',
 };
+
+/**
+ * A batch read by device ids: an id no store can hold names no device, so it is left out of
+ * the read, and so of its answer (absent, as a device without a record). A batch with none
+ * such is passed on as it is.
+ */
+function readHoldable<V>(deviceIds: readonly string[], read: (ids: readonly string[]) => Promise<Map<string, V>>): Promise<Map<string, V>> {
+  for (let i = 0; i < deviceIds.length; i++) {
+    if (!isHoldable(deviceIds[i]!)) {
+      const holdable = deviceIds.filter(isHoldable);
+      return holdable.length === 0 ? EMPTY_MAP() : read(holdable);
+    }
+  }
+  return read(deviceIds);
+}
 
 /** A guarded write (`setWidgetContent`, `applyActivityUpdate`) of a record that cannot exist: refused in `writeRefusal`'s order. */
 async function absentWrite(storage: Storage, accountId: string, guard: WriteGuard | undefined): Promise<{ ok: false; reason: WriteRefusal }> {

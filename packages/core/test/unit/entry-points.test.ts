@@ -99,6 +99,7 @@ describe('entry points of @tilecast/core', () => {
   it('gives push transport authors the pieces both transports are built of', () => {
     expect(Object.keys(push).sort()).toEqual([
       'Admission',
+      'BatchReads',
       'ConnectionPool',
       'LatestWins',
       'RetryWaits',

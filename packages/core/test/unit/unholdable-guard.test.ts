@@ -208,6 +208,33 @@ describe('guardUnholdable', () => {
     expect(calls).toEqual([['checkCredentials', [{ accounts: [{ accountId: 'acme', tokenHash: 'h1' }], devices: [{ deviceId: 'phone', tokenHash: 'd1' }] }]]]);
   });
 
+  it('leaves the ids no store can hold out of a batch read, and reads nothing for an activity that cannot exist', async () => {
+    const { store, calls } = recordingStore({
+      getApnsRegistrations: () => new Map([['phone', 'registration']]),
+      getActivityPushTargets: () => new Map([['phone', 'target']]),
+      getFcmTokens: () => new Map([['phone', 'token']]),
+    });
+    const guarded = guardUnholdable(store);
+    const clean = ['phone', 'tablet'];
+    expect(await guarded.getApnsRegistrations!(clean)).toEqual(new Map([['phone', 'registration']]));
+    expect(await guarded.getApnsRegistrations!([NUL, 'phone', SURROGATE])).toEqual(new Map([['phone', 'registration']]));
+    expect(await guarded.getActivityPushTargets!('acme', 'trip', ['phone', NUL])).toEqual(new Map([['phone', 'target']]));
+    expect(await guarded.getFcmTokens!([SURROGATE, 'tablet'])).toEqual(new Map([['phone', 'token']]));
+    // Nothing left to read, or an activity no store can hold: an empty answer, the store not asked.
+    expect(await guarded.getApnsRegistrations!([NUL])).toEqual(new Map());
+    expect(await guarded.getFcmTokens!([SURROGATE, NUL])).toEqual(new Map());
+    expect(await guarded.getActivityPushTargets!(NUL, 'trip', ['phone'])).toEqual(new Map());
+    expect(await guarded.getActivityPushTargets!('acme', SURROGATE, ['phone'])).toEqual(new Map());
+    expect(calls).toEqual([
+      ['getApnsRegistrations', [clean]],
+      ['getApnsRegistrations', [['phone']]],
+      ['getActivityPushTargets', ['acme', 'trip', ['phone']]],
+      ['getFcmTokens', [['tablet']]],
+    ]);
+    // A clean batch is passed on as it is, not copied.
+    expect(calls[0]![1][0]).toBe(clean);
+  });
+
   it('keeps the store’s extras and leaves an optional method it lacks absent', async () => {
     class CountingStore {
       count = 0;
@@ -223,5 +250,6 @@ describe('guardUnholdable', () => {
     expect(inner.count).toBe(1);
     expect('countEvents' in guarded).toBe(false);
     expect('subscribeEvents' in guarded).toBe(false);
+    expect('getApnsRegistrations' in guarded).toBe(false);
   });
 });

@@ -354,4 +354,101 @@ export function apnsRegistrationTests(get: GetHandles): void {
     expect(await storage.getApnsRegistration(device.id)).toEqual({ environment: 'sandbox', pushToStart: null, widgets: token, channels: false });
     expect(await storage.getActivityPushToken(device.id, account.id, activity.slug)).toBe(token);
   });
+
+  it('getApnsRegistrations (when the store has it) answers what getApnsRegistration answers for each device that has a registration, and leaves the others out', async () => {
+    const { storage, peer } = get();
+    if (storage.getApnsRegistrations === undefined) return; // optional in the contract: the transports read one device at a time
+    const account = await newAccount(storage);
+    const [start, widgets] = [apnsToken(), apnsToken()];
+    const [sandbox, following, bare] = [await newDevice(storage, account.id), await newDevice(storage, account.id), await newDevice(storage, account.id)];
+    const stranger = await newDevice(storage, (await newAccount(storage)).id);
+    await storage.setApnsRegistration(sandbox.id, { environment: 'sandbox', pushToStart: start });
+    await storage.setApnsRegistration(following.id, { environment: 'production', widgets, channels: true });
+    await storage.setApnsRegistration(stranger.id, { environment: 'production', widgets: apnsToken() });
+    const missing = uid('missing');
+    const asked = [sandbox.id, following.id, bare.id, missing, stranger.id, sandbox.id];
+    for (const handle of [storage, peer]) {
+      const found = await handle.getApnsRegistrations!(asked);
+      expect([...found.keys()].sort()).toEqual([sandbox.id, following.id, stranger.id].sort());
+      for (const id of asked) expect(found.get(id) ?? null).toEqual(await handle.getApnsRegistration(id));
+      expect(await handle.getApnsRegistrations!([])).toEqual(new Map());
+      expect(await handle.getApnsRegistrations!([bare.id, missing])).toEqual(new Map());
+    }
+    // Copies, as every read.
+    const read = (await storage.getApnsRegistrations([sandbox.id])).get(sandbox.id)!;
+    read.pushToStart = null;
+    expect(await storage.getApnsRegistration(sandbox.id)).toEqual({ environment: 'sandbox', pushToStart: start, widgets: null, channels: false });
+    // A token APNs refused is gone from the next batch read.
+    await peer.removeApnsToken(following.id, widgets);
+    expect((await storage.getApnsRegistrations([following.id])).get(following.id)).toEqual({
+      environment: 'production',
+      pushToStart: null,
+      widgets: null,
+      channels: true,
+    });
+  });
+
+  it("getActivityPushTargets (when the store has it) answers each registered device's registration with the activity's update token, never another activity's or account's", async () => {
+    const { storage, peer } = get();
+    if (storage.getActivityPushTargets === undefined) return; // optional in the contract
+    const { account, device: holder, activity } = await deviceWithActivity(storage);
+    const second = await newActivity(storage, account.id);
+    const [withoutToken, tokenOnly, unregistered] = [
+      await newDevice(storage, account.id),
+      await newDevice(storage, account.id),
+      await newDevice(storage, account.id),
+    ];
+    const [holderToken, secondToken, orphanToken] = [apnsToken(), apnsToken(), apnsToken()];
+    await storage.setApnsRegistration(holder.id, { environment: 'sandbox', widgets: apnsToken() });
+    await storage.setActivityPushToken(holder.id, account.id, activity.slug, holderToken);
+    await storage.setApnsRegistration(withoutToken.id, { environment: 'production', pushToStart: apnsToken(), channels: true });
+    await storage.setActivityPushToken(withoutToken.id, account.id, second.slug, secondToken);
+    // An update token without a registration: no push reaches the device, so it is left out.
+    await storage.setActivityPushToken(tokenOnly.id, account.id, activity.slug, orphanToken);
+    // A device of another account, registered, with a token of its own account's activity of the same slug.
+    const otherAccount = await newAccount(storage);
+    const stranger = await newDevice(storage, otherAccount.id);
+    await storage.putActivity({ accountId: otherAccount.id, slug: activity.slug, template: activity.template, dismissalDelayS: 30 });
+    await storage.setApnsRegistration(stranger.id, { environment: 'production', widgets: apnsToken() });
+    expect(await storage.setActivityPushToken(stranger.id, otherAccount.id, activity.slug, apnsToken())).toBe(true);
+
+    const asked = [holder.id, withoutToken.id, tokenOnly.id, unregistered.id, stranger.id, uid('missing'), holder.id];
+    for (const handle of [storage, peer]) {
+      const found = await handle.getActivityPushTargets!(account.id, activity.slug, asked);
+      expect([...found.keys()].sort()).toEqual([holder.id, withoutToken.id, stranger.id].sort());
+      for (const [id, target] of found) {
+        expect(target.registration).toEqual(await handle.getApnsRegistration(id));
+        expect(target.token).toBe(await handle.getActivityPushToken(id, account.id, activity.slug));
+      }
+      expect(found.get(holder.id)?.token).toBe(holderToken);
+      expect(found.get(withoutToken.id)?.token).toBeNull(); // its token is the second activity's
+      expect(found.get(stranger.id)?.token).toBeNull(); // its token is its own account's activity's
+      expect((await handle.getActivityPushTargets!(account.id, second.slug, [withoutToken.id])).get(withoutToken.id)?.token).toBe(secondToken);
+      expect(await handle.getActivityPushTargets!(account.id, activity.slug, [])).toEqual(new Map());
+      expect(await handle.getActivityPushTargets!(account.id, uid('missing'), [holder.id])).toEqual(
+        new Map([[holder.id, { registration: await handle.getApnsRegistration(holder.id), token: null }]]),
+      );
+    }
+    // After the end's token is forgotten, the next read has none.
+    await peer.forgetActivityPushToken(holder.id, account.id, activity.slug, { ifToken: holderToken });
+    expect((await storage.getActivityPushTargets(account.id, activity.slug, [holder.id])).get(holder.id)?.token).toBeNull();
+  });
+
+  it('batch reads leave out the ids no store can hold, and an activity no store can hold has no targets', async () => {
+    const { storage } = get();
+    const { account, device, activity } = await deviceWithActivity(storage);
+    await storage.setApnsRegistration(device.id, { environment: 'sandbox', widgets: apnsToken() });
+    await storage.setActivityPushToken(device.id, account.id, activity.slug, apnsToken());
+    for (const bad of BAD) {
+      if (storage.getApnsRegistrations !== undefined) {
+        expect([...(await storage.getApnsRegistrations([bad, device.id])).keys()]).toEqual([device.id]);
+        expect(await storage.getApnsRegistrations([bad])).toEqual(new Map());
+      }
+      if (storage.getActivityPushTargets !== undefined) {
+        expect([...(await storage.getActivityPushTargets(account.id, activity.slug, [device.id, bad])).keys()]).toEqual([device.id]);
+        expect(await storage.getActivityPushTargets(bad, activity.slug, [device.id])).toEqual(new Map());
+        expect(await storage.getActivityPushTargets(account.id, bad, [device.id])).toEqual(new Map());
+      }
+    }
+  });
 }

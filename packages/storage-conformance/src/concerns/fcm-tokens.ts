@@ -273,4 +273,28 @@ export function fcmTokenTests(get: GetHandles): void {
     }
     expect(await storage.getFcmToken(device.id)).toBe(token);
   });
+
+  it('getFcmTokens (when the store has it) answers what getFcmToken answers for each device that has a token, and leaves the others out', async () => {
+    const { storage, peer } = get();
+    if (storage.getFcmTokens === undefined) return; // optional in the contract: the transport reads one device at a time
+    const account = await newAccount(storage);
+    const [first, second, bare] = [await newDevice(storage, account.id), await newDevice(storage, account.id), await newDevice(storage, account.id)];
+    const stranger = await newDevice(storage, (await newAccount(storage)).id);
+    const [firstToken, secondToken] = [fcmToken(), fcmToken()];
+    await storage.setFcmToken(first.id, firstToken);
+    await storage.setFcmToken(second.id, secondToken);
+    await storage.setFcmToken(stranger.id, fcmToken());
+    const missing = uid('missing');
+    const asked = [first.id, bare.id, second.id, missing, stranger.id, first.id, ...BAD];
+    for (const handle of [storage, peer]) {
+      const found = await handle.getFcmTokens!(asked);
+      expect([...found.keys()].sort()).toEqual([first.id, second.id, stranger.id].sort());
+      for (const id of [first.id, second.id, bare.id, missing, stranger.id]) expect(found.get(id) ?? null).toBe(await handle.getFcmToken(id));
+      expect(await handle.getFcmTokens!([])).toEqual(new Map());
+      expect(await handle.getFcmTokens!([bare.id, missing, ...BAD])).toEqual(new Map());
+    }
+    // A token FCM refused is gone from the next batch read.
+    expect(await peer.removeFcmToken(first.id, { ifToken: firstToken })).toBe(true);
+    expect(await storage.getFcmTokens([first.id, second.id])).toEqual(new Map([[second.id, secondToken]]));
+  });
 }

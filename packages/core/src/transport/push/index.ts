@@ -7,6 +7,7 @@
 export { Admission, type AdmissionWork } from './admission.js';
 export { Superseding, pushKey, type SupersedingJob, type SupersedingTicket } from './superseding.js';
 export { LatestWins, type LatestWinsSteps, type PushTicket } from './latest-wins.js';
+export { BatchReads, type BatchRead } from './batch-reads.js';
 export { retryAfterMs, retryDelayMs } from './retry.js';
 export { RetryWaits } from './retry-waits.js';
 export { givenUp, isRetryable, answerFields } from './report.js';
