@@ -16,8 +16,18 @@ export interface FcmRequest extends PushRequest {
   tail: string;
 }
 
-/** The request's body: `{"message":{"token":<token>,...}}`. */
-export const fcmBody = (request: FcmRequest): string => `{"message":{"token":${JSON.stringify(request.token)},${request.tail}`;
+/**
+ * Characters JSON writes as they are: a registration token made of these alone (FCM's are
+ * letters, digits, `:`, `-` and `_`) is its JSON string with quotes around it.
+ */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The request's body: `{"message":{"token":<token>,...}}`. A plain token is quoted
+ * directly: no JSON.stringify and no string of its own per push, the same bytes.
+ */
+export const fcmBody = ({ token, tail }: FcmRequest): string =>
+  PLAIN.test(token) ? `{"message":{"token":"${token}",${tail}` : `{"message":{"token":${JSON.stringify(token)},${tail}`;
 
 /** The request's HTTP/2 headers, with the access token's `authorization`. */
 export function fcmHeaders(request: FcmRequest, authorization: string): OutgoingHttpHeaders {
