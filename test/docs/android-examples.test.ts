@@ -23,6 +23,7 @@ import { FCM_TOKEN_PATTERN, messageProblem, tilecastDataProblem } from '@tilecas
 import { jsonSchemaSources, templateJsonSchemas } from '../../packages/core/src/openapi/json-schemas.js';
 import { createManualClock } from '../support/manual-clock.js';
 import { MessageBuilder } from '../../packages/transport-fcm/src/message.js';
+import { fcmBody } from '../../packages/transport-fcm/src/request.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const doc = readFileSync(path.join(root, 'docs/android.md'), 'utf8');
@@ -172,7 +173,7 @@ describe('docs/android.md examples', () => {
     const message = builder.activity(push);
     const ticket = { deviceId: 'phone', push, message, at: message.at, key: 'phone', seq: 1 };
     const job = builder.job(ticket, request.message.token, () => {});
-    expect(job.body).toBe(JSON.stringify(request));
+    expect(fcmBody(job)).toBe(JSON.stringify(request));
     const decoded = found.find((e) => e.checks.some((check) => check.name === 'fcm/tilecast'))!.json;
     expect(data).toEqual(decoded);
   });

@@ -82,10 +82,20 @@ export class Delivery {
     return this.waits.closed;
   }
 
-  /** Sends `job` (stamped by the caller as the newest of its key); it expires with its TTL, counted from now. */
+  /**
+   * Sends `job` (stamped by the caller as the newest of its key); it expires with its TTL,
+   * counted from now. The first attempt with the access token in use, and its `200`, take
+   * one promise chain (one closure per push, no async frames: nearly every push of a
+   * fan-out goes no further); any other answer, or a token to renew first, goes on in
+   * `deliver`, as if it had started there.
+   */
   send(job: Job): Promise<FcmResult> {
     job.expiresAtMs = this.clock.now() + FCM_TTL_S * 1000;
-    return this.deliver(job);
+    const stop = this.stopBefore(job);
+    if (stop !== undefined) return Promise.resolve(stop);
+    const authorization = this.options.accessToken.valid();
+    if (authorization === null) return this.deliver(job, undefined);
+    return this.request(job, authorization).then((answer) => this.firstAnswer(job, answer));
   }
 
   /** A push handed over once the transport is closed, or still queued then: dropped without a look at the store. */
@@ -113,13 +123,31 @@ export class Delivery {
     return this.waits.size;
   }
 
-  private async deliver(job: Job): Promise<FcmResult> {
+  /** `send`'s first answer: a `200` settles here; anything else is handled by `deliver`. */
+  private firstAnswer(job: Job, answer: PushAnswer): FcmResult | Promise<FcmResult> {
+    job.requested = false;
+    if (answer.kind === 'answer' && answer.status === 200) {
+      this.counters.sent += 1;
+      return 'delivered';
+    }
+    return this.deliver(job, answer);
+  }
+
+  /** Attempts until the push settles; `first`, when given, is the answer to the attempt `send` made. */
+  private async deliver(job: Job, first: PushAnswer | undefined): Promise<FcmResult> {
     let retries = 0;
     let renewed = false;
+    let given = first;
     for (;;) {
-      const stop = this.stopBefore(job);
-      if (stop !== undefined) return stop;
-      const answer = await this.attempt(job);
+      let answer: PushAnswer | typeof TOKEN_REFUSED;
+      if (given === undefined) {
+        const stop = this.stopBefore(job);
+        if (stop !== undefined) return stop;
+        answer = await this.attempt(job);
+      } else {
+        answer = given;
+        given = undefined;
+      }
       if (answer === TOKEN_REFUSED) return this.drop(job, 'access token refused', undefined, 'refused');
       // A newer push of its key took its place in the stream queue: never sent.
       if (answer.kind === 'withdrawn') return this.superseded();
@@ -161,7 +189,7 @@ export class Delivery {
    * lost request would be (retried).
    */
   private async attempt(job: Job): Promise<PushAnswer | typeof TOKEN_REFUSED> {
-    const { accessToken, connections, origin } = this.options;
+    const { accessToken } = this.options;
     let authorization = accessToken.valid();
     if (authorization === null) {
       const renewal = await accessToken.renew();
@@ -171,11 +199,16 @@ export class Delivery {
       // A newer push of its key came while the token was being renewed: this one gives way.
       if (this.options.superseding.isSuperseded(job.key, job.seq)) return WITHDRAWN;
     }
-    job.authorization = authorization;
-    job.requested = true;
-    const answer = await connections.request(origin, job, authorization);
+    const answer = await this.request(job, authorization);
     job.requested = false;
     return answer;
+  }
+
+  /** Hands `job` to the connections with `authorization` (`job.requested` until its answer, which the caller unsets). */
+  private request(job: Job, authorization: string): Promise<PushAnswer> {
+    job.authorization = authorization;
+    job.requested = true;
+    return this.options.connections.request(this.options.origin, job, authorization);
   }
 
   /** Why the push must not be sent (again) now, if it must not. */

@@ -32,8 +32,6 @@ export interface WidgetTicket extends TicketBase {
  */
 export interface Job extends FcmRequest {
   deviceId: string;
-  /** The device's registration token (in the body too): removed when FCM refuses it. */
-  token: string;
   /** Its ticket's: newer pushes of the same key supersede it. */
   seq: number;
   expiresAtMs: number;

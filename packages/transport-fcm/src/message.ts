@@ -109,9 +109,9 @@ export class MessageBuilder {
     return {
       key: ticket.key,
       path: this.path,
-      body: `{"message":{"token":${JSON.stringify(token)},${message.tail}`,
-      deviceId: ticket.deviceId,
       token,
+      tail: message.tail,
+      deviceId: ticket.deviceId,
       seq: ticket.seq,
       expiresAtMs: 0,
       authorization: '',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { activity, CONNECTION_THREADS, PROJECT_ID, rig, T0, TOKENS, widget, type Rig } from './support.js';
+import { fcmBody } from '../src/request.js';
 
 const seconds = T0 / 1000;
 
@@ -98,5 +99,18 @@ describe.each(CONNECTION_THREADS)('transport-fcm: the message (docs/contract/and
     expect(await r.transport.pushActivity('tablet', activity('start', T0))).toBe('skipped');
     expect(r.double.received).toHaveLength(0);
     expect(r.transport.counters()).toMatchObject({ skipped: 2, sent: 0, accessTokens: 0 });
+  });
+});
+
+describe('transport-fcm: the body as the connection writes it', () => {
+  const tail = '"data":{"tilecast":"{}"},"android":{"collapse_key":"acme/boiler","priority":"normal","ttl":"3600s"}}}';
+
+  it('is the bytes JSON.stringify gives the token, whether the token is quoted directly or escaped', () => {
+    const tokens = [TOKENS.phone, 'd1:APA91b-_~ !#$[]', 'quote"backslash\\', 'tab\tnewline\n', 'délai', '\u007f', '\ud800 lone surrogate', ''];
+    for (const token of tokens) {
+      const body = fcmBody({ key: 'k', path: '/p', token, tail });
+      expect(body).toBe(`{"message":{"token":${JSON.stringify(token)},${tail}`);
+      expect((JSON.parse(body) as { message: { token: string } }).message.token).toBe(token);
+    }
   });
 });
