@@ -168,7 +168,8 @@ export class JobRunner {
       await this.sendAll(job, run);
       outcome = run.stop ?? 'done';
       // A released job was given back by `release`; a stopped one belongs to someone else now.
-      if (outcome === 'done') await storage.completeDeliveryJob(run.ref);
+      // Not completed: a newer generation or another holder has it now.
+      if (outcome === 'done' && !(await storage.completeDeliveryJob(run.ref))) outcome = 'stopped';
     } catch (error) {
       outcome = 'failed';
       this.logFailure(job, error);
@@ -203,6 +204,9 @@ export class JobRunner {
       await this.deps.sink.flush();
       if (outage !== null) throw outage;
       if (run.stop !== null) return;
+      // The last batch is recorded by the completion itself: one statement less per job. A
+      // crash in between resends that batch at most (docs/contract/durable-delivery.md#durable-job-resume).
+      if (start + this.batchSize >= devices.length) return;
       if (!(await this.record(run, batch[batch.length - 1]!))) run.stop ??= 'stopped';
     }
   }

@@ -82,6 +82,39 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
     await a.close();
   });
 
+  it('records every batch but the last, which the completion records (#durable-job-resume)', async () => {
+    const memory = createMemoryStorage();
+    const clock = createManualClock();
+    const recorded: string[] = [];
+    const storage = new Proxy(memory, {
+      get(target, key, receiver) {
+        if (key !== 'recordDeliveryProgress') return Reflect.get(target, key, receiver);
+        const record: Storage['recordDeliveryProgress'] = (ref, progress) => {
+          recorded.push(progress.cursor);
+          return target.recordDeliveryProgress(ref, progress);
+        };
+        return record;
+      },
+    });
+    const delivered: string[] = [];
+    const transport: DeviceTransport = {
+      pushActivity: async (deviceId): Promise<PushResult> => {
+        delivered.push(deviceId);
+        return 'delivered';
+      },
+      pushWidget: async () => 'delivered',
+    };
+    const a = instance(storage, transport, clock);
+    const token = await seeded(a);
+    expect(await a.handle(startActivity(token))).toMatchObject({ status: 200 });
+    await a.idle();
+    // 1,000 devices in batches of 500: the first batch is recorded, the second ends the job.
+    expect(recorded).toEqual([deviceIds[499]]);
+    expect(delivered).toHaveLength(DEVICES);
+    expect(await storage.deliveryJobStats()).toEqual({ pending: 0, oldestCreatedAt: null });
+    await a.close();
+  });
+
   it('a lease renewal that read the progress before a batch was recorded does not put it back', async () => {
     const memory = createMemoryStorage();
     const clock = createManualClock();
