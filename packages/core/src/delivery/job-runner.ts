@@ -87,8 +87,11 @@ export class JobRunner {
    * Runs `job`, which this instance has just claimed; resolves when the run ends (never
    * rejects). With nobody to reach, the job is done at once, without a run (no lease
    * renewal, no bookkeeping): a device that connects later starts from a snapshot.
+   * `written` is the record the write of this very generation returned, when the caller
+   * has it: the claim of that generation proves it is still the latest state, so it is not
+   * read again.
    */
-  run(job: DeliveryJob): Promise<void> {
+  run(job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<void> {
     const key = `${job.kind}\n${job.accountId}\n${job.slug}`;
     const current = this.running.get(key);
     if (current !== undefined) {
@@ -104,7 +107,7 @@ export class JobRunner {
       written: Promise.resolve(),
       done: Promise.resolve(),
     };
-    run.done = this.work(job, run).finally(() => {
+    run.done = this.work(job, run, written).finally(() => {
       if (this.running.get(key) === run) this.running.delete(key);
     });
     this.running.set(key, run);
@@ -160,12 +163,12 @@ export class JobRunner {
     return runs.length;
   }
 
-  private async work(job: DeliveryJob, run: Run): Promise<void> {
+  private async work(job: DeliveryJob, run: Run, written?: ActivityRecord | WidgetRecord): Promise<void> {
     const { storage, observer } = this.deps;
     const renewal = this.renewLease(run);
     let outcome: DeliveryJobObservation['outcome'] = 'done';
     try {
-      await this.sendAll(job, run);
+      await this.sendAll(job, run, written);
       outcome = run.stop ?? 'done';
       // A released job was given back by `release`; a stopped one belongs to someone else now.
       // Not completed: a newer generation or another holder has it now.
@@ -186,9 +189,9 @@ export class JobRunner {
    * run fails, and the job is resumed from the batch before once its lease lapses
    * (docs/contract/durable-delivery.md#durable-store-outage).
    */
-  private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
+  private async sendAll(job: DeliveryJob, run: Run, written?: ActivityRecord | WidgetRecord): Promise<void> {
     const { storage } = this.deps;
-    const sender = await this.senderFor(job);
+    const sender = await this.senderFor(job, written);
     if (sender === null) return;
     const { send } = sender;
     const devices = this.perDevice(job, sender, after(await audienceOf(storage, job), job.cursor));
@@ -230,15 +233,15 @@ export class JobRunner {
   }
 
   /** How the job's devices are sent the resource's latest state; null when there is nothing to send (deleted, never published). */
-  private async senderFor(job: DeliveryJob): Promise<Sender | null> {
+  private async senderFor(job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<Sender | null> {
     const { storage, transport } = this.deps;
     if (job.kind === 'widget') {
-      const widget = await storage.getWidget(job.accountId, job.slug);
+      const widget = (written as WidgetRecord | undefined) ?? (await storage.getWidget(job.accountId, job.slug));
       if (widget === null || widget.updatedAt === null) return null;
       const push: WidgetPush = widgetPush(widget as WidgetRecord);
       return { send: (deviceId) => transport.pushWidget(deviceId, push), reached: [], broadcast: null };
     }
-    const activity = (await storage.getActivity(job.accountId, job.slug)) as ActivityRecord | null;
+    const activity = (written as ActivityRecord | undefined) ?? ((await storage.getActivity(job.accountId, job.slug)) as ActivityRecord | null);
     if (activity === null || activity.updatedAt === null) return null;
     const jobPush = activityPush(activity, job.phase as ActivityPush['phase']);
     const plan = await planBroadcast({ storage, broadcasters: this.deps.broadcasters ?? [], logger: this.deps.logger }, job, activity, jobPush);

@@ -108,11 +108,15 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
   const terms = () => ({ instanceId, now: clock.now(), leaseMs: options.leaseMs });
 
-  /** Claims the job this instance wrote and runs it; null (someone else has it, or it was superseded) does nothing. */
-  const claimAndRun = async (job: DeliveryJob): Promise<void> => {
+  /**
+   * Claims the job this instance wrote and runs it; null (someone else has it, or it was
+   * superseded) does nothing. `written`: the record the job's own write returned, which
+   * the run then need not read again.
+   */
+  const claimAndRun = async (job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<void> => {
     if (closed) return;
     const claimed = await storage.claimDeliveryJob(job, job.generation, terms());
-    if (claimed !== null) await runner.run(claimed);
+    if (claimed !== null) await runner.run(claimed, written);
   };
 
   /**
@@ -173,7 +177,7 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     if (!hasReceivers()) return undefined;
     if (job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job));
+      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job, widget));
     }
     return confirmPressers(widget).then(() => {
       if (!closed) claimWhenDue(job);
@@ -204,11 +208,12 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
 
   return {
-    activityChanged(_activity, transition, job) {
+    activityChanged(activity, transition, job) {
       // An instance that can reach no device does not claim the job it wrote: the next poll
       // of any instance does (docs/contract/durable-delivery.md#durable-nobody-to-reach), so
       // one that can reach a device delivers it, and one that cannot finishes it unsent.
-      if (transition !== 'none' && job !== null && hasReceivers()) track(claimAndRun(job));
+      // A broadcast activity's channels may be set by a run after this write: its run reads them.
+      if (transition !== 'none' && job !== null && hasReceivers()) track(claimAndRun(job, activity.delivery === 'tokens' ? activity : undefined));
     },
     widgetChanged(widget, job) {
       const delivering = widgetDelivery(widget, job);

@@ -115,6 +115,39 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
     await a.close();
   });
 
+  it('the instance that wrote an update runs its job from the record the write returned, without reading it again', async () => {
+    const memory = createMemoryStorage();
+    const clock = createManualClock();
+    let reads = 0;
+    const storage = new Proxy(memory, {
+      get(target, key, receiver) {
+        if (key !== 'getActivity') return Reflect.get(target, key, receiver);
+        const read: Storage['getActivity'] = (accountId, slug) => {
+          reads += 1;
+          return target.getActivity(accountId, slug);
+        };
+        return read;
+      },
+    });
+    const pushed: unknown[] = [];
+    const transport: DeviceTransport = {
+      pushActivity: async (_deviceId, push): Promise<PushResult> => {
+        pushed.push(push.content);
+        return 'delivered';
+      },
+      pushWidget: async () => 'delivered',
+    };
+    const a = instance(storage, transport, clock);
+    const token = await seeded(a);
+    const before = reads;
+    expect(await a.handle(startActivity(token))).toMatchObject({ status: 200 });
+    await a.idle();
+    expect(reads - before).toBe(0);
+    expect(pushed).toHaveLength(DEVICES);
+    expect(pushed[0]).toEqual((await memory.getActivity('acme', 'game'))?.content);
+    await a.close();
+  });
+
   it('a lease renewal that read the progress before a batch was recorded does not put it back', async () => {
     const memory = createMemoryStorage();
     const clock = createManualClock();
