@@ -77,8 +77,12 @@ export class WidgetWrites {
   #store(key: string, accountId: string, slug: string, guard: WidgetWrite['guard'], content: unknown, staleAfter: number | null | undefined) {
     return this.storage.setWidgetContent(accountId, slug, { content, staleAfter, now: this.clock.now(), guard }).then(
       (result) => {
-        if (result.ok) this.written(result);
-        this.#next(key, accountId, slug);
+        // The widget's next batch goes whatever `written` does: a queue left waiting would hold every later update.
+        try {
+          if (result.ok) this.written(result);
+        } finally {
+          this.#next(key, accountId, slug);
+        }
         return result;
       },
       (error: unknown) => {

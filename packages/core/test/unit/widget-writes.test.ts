@@ -140,6 +140,24 @@ describe('widget writes (docs/contract/publisher-api.md#widget-concurrent-update
     expect((await fourth).ok).toBe(true);
   });
 
+  it('goes on with the waiting updates when delivering a stored write throws', async () => {
+    const store = gatedStore();
+    const { tokenHash } = await seed(store.storage);
+    const guard = { tokenHash, template: 'switchboard' };
+    let calls = 0;
+    const writes = new WidgetWrites(store.gated, createManualClock(), () => {
+      calls += 1;
+      if (calls === 1) throw new Error('delivery failed');
+    });
+    const first = writes.write('acme', 'lights', { content: switchboard('one'), staleAfter: undefined, guard });
+    const second = writes.write('acme', 'lights', { content: switchboard('two'), staleAfter: undefined, guard });
+    await store.release();
+    await expect(first).rejects.toThrow('delivery failed');
+    await store.release();
+    expect((await second).ok).toBe(true);
+    expect(calls).toBe(2);
+  });
+
   it('never writes two widgets together', async () => {
     const { store, writes, guard } = await setUp();
     const lights = writes.write('acme', 'lights', { content: switchboard('lights'), staleAfter: undefined, guard });
