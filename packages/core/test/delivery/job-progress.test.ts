@@ -36,6 +36,13 @@ async function turnsUntil(done: () => boolean | Promise<boolean>, what: string):
   throw new Error(`still waiting for ${what}`);
 }
 
+/** `storage` with one method replaced by `replacement`, which gets the store's own method to call. */
+function withMethod<K extends keyof Storage>(storage: Storage, name: K, replacement: (original: Storage[K]) => Storage[K]): Storage {
+  const original = (storage[name] as (...args: unknown[]) => unknown).bind(storage) as Storage[K];
+  const replaced = replacement(original);
+  return new Proxy(storage, { get: (target, key, receiver) => (key === name ? replaced : Reflect.get(target, key, receiver)) });
+}
+
 const job = async (storage: Storage) => (await storage.listDeliveryJobs({ limit: 1 }))[0];
 
 describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
@@ -86,15 +93,9 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
     const memory = createMemoryStorage();
     const clock = createManualClock();
     const recorded: string[] = [];
-    const storage = new Proxy(memory, {
-      get(target, key, receiver) {
-        if (key !== 'recordDeliveryProgress') return Reflect.get(target, key, receiver);
-        const record: Storage['recordDeliveryProgress'] = (ref, progress) => {
-          recorded.push(progress.cursor);
-          return target.recordDeliveryProgress(ref, progress);
-        };
-        return record;
-      },
+    const storage = withMethod(memory, 'recordDeliveryProgress', (record) => (ref, progress) => {
+      recorded.push(progress.cursor);
+      return record(ref, progress);
     });
     const delivered: string[] = [];
     const transport: DeviceTransport = {
@@ -119,15 +120,9 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
     const memory = createMemoryStorage();
     const clock = createManualClock();
     let reads = 0;
-    const storage = new Proxy(memory, {
-      get(target, key, receiver) {
-        if (key !== 'getActivity') return Reflect.get(target, key, receiver);
-        const read: Storage['getActivity'] = (accountId, slug) => {
-          reads += 1;
-          return target.getActivity(accountId, slug);
-        };
-        return read;
-      },
+    const storage = withMethod(memory, 'getActivity', (read) => (accountId, slug) => {
+      reads += 1;
+      return read(accountId, slug);
     });
     const pushed: unknown[] = [];
     const transport: DeviceTransport = {
@@ -153,15 +148,9 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
     const clock = createManualClock();
     // Renewals at the start's progress ('') wait here until the test lets them through.
     const heldRenewals: Array<() => void> = [];
-    const storage = new Proxy(memory, {
-      get(target, key, receiver) {
-        if (key !== 'recordDeliveryProgress') return Reflect.get(target, key, receiver);
-        const record: Storage['recordDeliveryProgress'] = async (ref, progress) => {
-          if (progress.cursor === '') await new Promise<void>((resolve) => heldRenewals.push(resolve));
-          return target.recordDeliveryProgress(ref, progress);
-        };
-        return record;
-      },
+    const storage = withMethod(memory, 'recordDeliveryProgress', (record) => async (ref, progress) => {
+      if (progress.cursor === '') await new Promise<void>((resolve) => heldRenewals.push(resolve));
+      return record(ref, progress);
     });
     // The first batch's pushes settle when the test opens the gate; the rest never do (the instance dies).
     let open: () => void = () => {};
