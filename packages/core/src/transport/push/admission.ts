@@ -29,13 +29,17 @@ export class Admission<T extends { key: string }, R> {
 
   /**
    * `work(item, leave)` is what each admitted push runs (see `run`); `replaced()` is what a
-   * waiting push whose place a newer one took settles with.
+   * waiting push whose place a newer one took settles with. `settled(item)`, when given, is
+   * called as an admitted item's work settles (or throws), just before its slot is given up:
+   * what the caller does at the end of every push rides on the callbacks Admission makes
+   * anyway, instead of another promise and two more closures per push.
    */
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
     private readonly work: AdmissionWork<T, R>,
     private readonly replaced: () => R,
+    private readonly settled?: (item: T) => void,
   ) {
     this.budget = perTurn;
   }
@@ -91,15 +95,18 @@ export class Admission<T extends { key: string }, R> {
     try {
       working = this.work(item, leave);
     } catch (error) {
+      this.settled?.(item);
       leave();
       return Promise.reject(error);
     }
     return working.then(
       (value) => {
+        this.settled?.(item);
         leave();
         return value;
       },
       (error: unknown) => {
+        this.settled?.(item);
         leave();
         throw error;
       },
