@@ -291,7 +291,6 @@ export class Http2Connection<R extends PushRequest> {
       // APNs, FCM's message name) is never read: it is let flow by and not kept.
       let chunks: Buffer[] | null = null;
       let size = 0;
-      const text = () => (chunks === null || size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
       stream.on('response', (responseHeaders) => {
         status = Number(responseHeaders[':status']);
         const header = responseHeaders['retry-after'];
@@ -313,7 +312,10 @@ export class Http2Connection<R extends PushRequest> {
         this.lastAnswerAt = clock.now();
         this.answeredOn.add(session);
         // A success needs no reason: its body (FCM's message name) is not read.
-        const reason = status >= 200 && status < 300 ? null : this.options.format.reason(status, text());
+        const reason =
+          status >= 200 && status < 300
+            ? null
+            : this.options.format.reason(status, chunks === null || size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
         settle({ kind: 'answer', status, reason, retryAfter });
       };
       stream.on('end', () => {
