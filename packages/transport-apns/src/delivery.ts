@@ -70,12 +70,20 @@ export class Delivery {
     return this.waits.closed;
   }
 
-  /** Sends `job` (stamped by the caller as the newest of its key), its expiration fixed now. */
+  /**
+   * Sends `job` (stamped by the caller as the newest of its key), its expiration fixed now.
+   * The first attempt, and its `200` (but an `end`'s, which forgets the activity's token),
+   * take one promise chain (one closure per push, no async frame: nearly every push of a
+   * fan-out goes no further); any other answer goes on in `deliver`, as if it had started there.
+   */
   send(job: Job): Promise<ApnsResult> {
     const expiration = Math.floor(this.clock.now() / 1000) + APNS_EXPIRATION_S;
     job.expiration = expiration;
     job.expiresAtMs = expiration * 1000;
-    return this.deliver(job);
+    const stop = this.stopBefore(job);
+    if (stop !== undefined) return Promise.resolve(stop);
+    const bearer = this.bearer();
+    return this.request(job).then((answer) => this.firstAnswer(job, bearer, answer));
   }
 
   /** A push handed over once the transport is closed, or still queued then: dropped without a look at the store. */
@@ -105,18 +113,49 @@ export class Delivery {
     return this.waits.size;
   }
 
-  private async deliver(job: Job): Promise<ApnsResult> {
-    const { connections, provider } = this.options;
+  /** `send`'s first answer: a `200` settles here (but an `end`'s); anything else is handled by `deliver`. */
+  private firstAnswer(job: Job, bearer: string, answer: PushAnswer): ApnsResult | Promise<ApnsResult> {
+    job.requested = false;
+    if (answer.kind === 'answer' && answer.status === 200 && job.what !== 'end') {
+      this.counters.sent += 1;
+      return 'delivered';
+    }
+    return this.deliver(job, { bearer, answer });
+  }
+
+  /** The provider token to send now (the counters follow its renewals). */
+  private bearer(): string {
+    const { provider } = this.options;
+    const bearer = provider.current();
+    this.counters.providerTokens = provider.issued;
+    return bearer;
+  }
+
+  /** Hands `job` to the connections with the provider token `bearer` returned last (`job.requested` until its answer, which the caller unsets). */
+  private request(job: Job): Promise<PushAnswer> {
+    job.requested = true;
+    return this.options.connections.request(this.options.originOf(job.environment), job, this.options.provider.authorization());
+  }
+
+  /** Attempts until the push settles; `first`, when given, is the attempt `send` made (its token and answer). */
+  private async deliver(job: Job, first: { bearer: string; answer: PushAnswer } | undefined): Promise<ApnsResult> {
+    const { provider } = this.options;
     let retries = 0;
     let renewed = false;
+    let given = first;
     for (;;) {
-      const stop = this.stopBefore(job);
-      if (stop !== undefined) return stop;
-      const bearer = provider.current();
-      this.counters.providerTokens = provider.issued;
-      job.requested = true;
-      const answer: PushAnswer = await connections.request(this.options.originOf(job.environment), job, provider.authorization());
-      job.requested = false;
+      let bearer: string;
+      let answer: PushAnswer;
+      if (given === undefined) {
+        const stop = this.stopBefore(job);
+        if (stop !== undefined) return stop;
+        bearer = this.bearer();
+        answer = await this.request(job);
+        job.requested = false;
+      } else {
+        ({ bearer, answer } = given);
+        given = undefined;
+      }
       // A newer push of its key took its place in the stream queue: never sent.
       if (answer.kind === 'withdrawn') return this.superseded();
       if (answer.kind === 'answer' && answer.status === 200) {

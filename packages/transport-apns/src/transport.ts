@@ -188,17 +188,42 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return 'superseded';
   };
 
-  /** Looks the ticket's token up and builds its job: null when it has nowhere to go. */
-  const jobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
-    if (ticket.payload !== null && ticket.push.phase !== 'start' && registry.activityTargetOf !== undefined) {
-      // An update or an end: the registration and the activity's token in one lookup.
-      const target = await registry.activityTargetOf(ticket.deviceId, ticket.push.owner, ticket.push.slug);
-      return target === null || target.token === null ? null : builder.activityJob(ticket, target.token, target.registrations.environment, leave);
+  /**
+   * Looks the ticket's token up and builds its job: null when it has nowhere to go. A
+   * widget's or an activity target's lookup is a promise chain rather than an async
+   * function (one closure per push, no async frame): a fan-out's pushes go that way.
+   */
+  const jobOf = (ticket: Ticket, leave: () => void): Promise<Job | null> => {
+    try {
+      if (ticket.payload !== null && ticket.push.phase !== 'start' && registry.activityTargetOf !== undefined) {
+        // An update or an end: the registration and the activity's token in one lookup.
+        return registry
+          .activityTargetOf(ticket.deviceId, ticket.push.owner, ticket.push.slug)
+          .then((target) =>
+            target === null || target.token === null ? null : builder.activityJob(ticket, target.token, target.registrations.environment, leave),
+          );
+      }
+      if (ticket.payload === null) {
+        return registry
+          .registrationsOf(ticket.deviceId)
+          .then((registrations) =>
+            registrations === null || registrations.widgets === null
+              ? null
+              : builder.widgetJob(ticket, registrations.widgets, registrations.environment, leave),
+          );
+      }
+    } catch (error) {
+      // As an async function would: a lookup that throws rejects.
+      return Promise.reject(error);
     }
+    return activityJobOf(ticket, leave);
+  };
+
+  /** An activity's job without `activityTargetOf`: its registrations, then (but for a start) its token. */
+  const activityJobOf = async (ticket: Ticket, leave: () => void): Promise<Job | null> => {
     const registrations = await registry.registrationsOf(ticket.deviceId);
-    if (registrations === null) return null;
-    if (ticket.payload === null)
-      return registrations.widgets === null ? null : builder.widgetJob(ticket, registrations.widgets, registrations.environment, leave);
+    // (`payload` is never null here, jobOf sent widgets elsewhere: the check narrows the ticket to an activity's.)
+    if (registrations === null || ticket.payload === null) return null;
     const { deviceId, push } = ticket;
     const { environment } = registrations;
     if (push.phase === 'start') {

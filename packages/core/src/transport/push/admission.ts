@@ -29,13 +29,17 @@ export class Admission<T extends { key: string }, R> {
 
   /**
    * `work(item, leave)` is what each admitted push runs (see `run`); `replaced()` is what a
-   * waiting push whose place a newer one took settles with.
+   * waiting push whose place a newer one took settles with. `settled(item)`, when given, is
+   * called as an admitted item's work settles (or throws), just before its slot is given up:
+   * what the caller does at the end of every push rides on the callbacks Admission makes
+   * anyway, instead of another promise and two more closures per push.
    */
   constructor(
     private readonly limit: number,
     private readonly perTurn: number,
     private readonly work: AdmissionWork<T, R>,
     private readonly replaced: () => R,
+    private readonly settled?: (item: T) => void,
   ) {
     this.budget = perTurn;
   }
@@ -75,35 +79,73 @@ export class Admission<T extends { key: string }, R> {
   }
 
   private start(item: T, ahead: boolean): Promise<R> {
+    const leave = this.enter(ahead);
+    let working: Promise<R>;
+    try {
+      working = this.work(item, leave);
+    } catch (error) {
+      this.settled?.(item);
+      leave();
+      return Promise.reject(error);
+    }
+    return working.then(
+      (value) => {
+        this.settled?.(item);
+        leave();
+        return value;
+      },
+      (error: unknown) => {
+        this.settled?.(item);
+        leave();
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * `start` for a push that waited: its work settles the promise `run` gave it directly,
+   * rather than through another promise chained to it (one promise and a turn of the
+   * microtask queue less per push; most of a fan-out's pushes wait).
+   */
+  private startWaiting({ item, ahead, resolve, reject }: Waiting<T, R>): void {
+    const leave = this.enter(ahead);
+    let working: Promise<R>;
+    try {
+      working = this.work(item, leave);
+    } catch (error) {
+      this.settled?.(item);
+      leave();
+      reject(error);
+      return;
+    }
+    working.then(
+      (value) => {
+        this.settled?.(item);
+        leave();
+        resolve(value);
+      },
+      (error: unknown) => {
+        this.settled?.(item);
+        leave();
+        reject(error);
+      },
+    );
+  }
+
+  /** A push starts (with a slot, or ahead without one): what gives its slot up, once. */
+  private enter(ahead: boolean): () => void {
     if (ahead) this.activeAhead += 1;
     else this.active += 1;
     this.budget -= 1;
     this.nextTurn();
     let left = false;
-    const leave = () => {
+    return () => {
       if (left) return;
       left = true;
       if (ahead) return void (this.activeAhead -= 1); // it held no slot: nothing to hand on
       this.active -= 1;
       if (this.byKey.size > 0) this.nextTurn();
     };
-    let working: Promise<R>;
-    try {
-      working = this.work(item, leave);
-    } catch (error) {
-      leave();
-      return Promise.reject(error);
-    }
-    return working.then(
-      (value) => {
-        leave();
-        return value;
-      },
-      (error: unknown) => {
-        leave();
-        throw error;
-      },
-    );
   }
 
   /** A new budget, and waiting pushes started (those ahead first), in the next turn of the event loop. */
@@ -117,7 +159,7 @@ export class Admission<T extends { key: string }, R> {
         const next = this.ahead.size > 0 ? this.ahead.shift() : this.waiting.size > 0 && this.active < this.limit ? this.waiting.shift() : undefined;
         if (next === undefined) break;
         this.byKey.delete(next.item.key);
-        this.start(next.item, next.ahead).then(next.resolve, next.reject);
+        this.startWaiting(next);
       }
     });
   }

@@ -287,26 +287,35 @@ export class Http2Connection<R extends PushRequest> {
       });
       let status = 0;
       let retryAfter: string | null = null;
-      // The answer body: none or a small one for `200`, a small JSON object otherwise.
-      const chunks: Buffer[] = [];
+      // The answer body of a refusal: a small JSON object, its reason. A success's (none for
+      // APNs, FCM's message name) is never read: it is let flow by and not kept.
+      let chunks: Buffer[] | null = null;
       let size = 0;
-      const text = () => (size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
       stream.on('response', (responseHeaders) => {
         status = Number(responseHeaders[':status']);
         const header = responseHeaders['retry-after'];
         retryAfter = typeof header === 'string' ? header : null;
-      });
-      stream.on('data', (chunk: Buffer) => {
-        // An answer body is a small JSON object; only its first bytes are kept.
-        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
-        size += chunk.length;
+        if (status >= 200 && status < 300) {
+          stream.resume();
+          return;
+        }
+        const kept: Buffer[] = [];
+        chunks = kept;
+        stream.on('data', (chunk: Buffer) => {
+          // An answer body is a small JSON object; only its first bytes are kept.
+          if (size < MAX_ANSWER_BYTES) kept.push(chunk);
+          size += chunk.length;
+        });
       });
       const answered = () => {
         if (settled) return;
         this.lastAnswerAt = clock.now();
         this.answeredOn.add(session);
         // A success needs no reason: its body (FCM's message name) is not read.
-        const reason = status >= 200 && status < 300 ? null : this.options.format.reason(status, text());
+        const reason =
+          status >= 200 && status < 300
+            ? null
+            : this.options.format.reason(status, chunks === null || size === 0 ? '' : Buffer.concat(chunks).toString('utf8'));
         settle({ kind: 'answer', status, reason, retryAfter });
       };
       stream.on('end', () => {

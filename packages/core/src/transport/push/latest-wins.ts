@@ -54,7 +54,15 @@ export class LatestWins<T extends PushTicket, J extends SupersedingJob, R> {
   private readonly admission: Admission<T, R>;
 
   constructor(private readonly steps: LatestWinsSteps<T, J, R>) {
-    this.admission = new Admission<T, R>(steps.limit, steps.perTurn, (ticket, leave) => this.work(ticket, leave), steps.superseded);
+    // A push's key is settled as its work settles (whatever the way), on Admission's callbacks.
+    const { superseding } = steps;
+    this.admission = new Admission<T, R>(
+      steps.limit,
+      steps.perTurn,
+      (ticket, leave) => this.work(ticket, leave),
+      steps.superseded,
+      (ticket) => superseding.settle(ticket.key, ticket.seq),
+    );
   }
 
   /**
@@ -77,24 +85,30 @@ export class LatestWins<T extends PushTicket, J extends SupersedingJob, R> {
     return { queued, working, keys: this.steps.superseding.keys };
   }
 
-  /** What an admitted push runs: looked up, built and sent, unless a newer one of its key came meanwhile. */
-  private async work(ticket: T, leave: () => void): Promise<R> {
+  /**
+   * What an admitted push runs: looked up, built and sent, unless a newer one of its key came
+   * meanwhile. Plain promise chains rather than an async function (no async frame, no
+   * promise per await: one closure per push); its key is settled by Admission as it settles
+   * (see the constructor), whichever way it went.
+   */
+  private work(ticket: T, leave: () => void): Promise<R> {
+    const { steps } = this;
+    if (steps.closed()) return steps.dropClosed();
+    if (steps.superseding.isSuperseded(ticket.key, ticket.seq)) return Promise.resolve(steps.superseded());
+    return steps.build(ticket, leave).then((job) => this.sendBuilt(ticket, job));
+  }
+
+  /** The built push sent, unless it has nowhere to go, a newer one of its key came, or it is stale. */
+  private sendBuilt(ticket: T, job: J | null): R | Promise<R> {
     const { steps } = this;
     const { superseding } = steps;
-    try {
-      if (steps.closed()) return await steps.dropClosed();
-      if (superseding.isSuperseded(ticket.key, ticket.seq)) return steps.superseded();
-      const job = await steps.build(ticket, leave);
-      if (job === null) return steps.skipped();
-      if (superseding.isSuperseded(job.key, job.seq)) return steps.superseded();
-      // An activity's time never goes back on one device: a push older than one already
-      // built is stale (the service or the app would drop it), so it is not sent.
-      const { owner, slug } = ticket.push;
-      if (ticket.at !== null && superseding.isStale(ticket.deviceId, owner, slug, ticket.at)) return steps.superseded();
-      superseding.built(job);
-      return await steps.send(job);
-    } finally {
-      superseding.settle(ticket.key, ticket.seq);
-    }
+    if (job === null) return steps.skipped();
+    if (superseding.isSuperseded(job.key, job.seq)) return steps.superseded();
+    // An activity's time never goes back on one device: a push older than one already
+    // built is stale (the service or the app would drop it), so it is not sent.
+    const { owner, slug } = ticket.push;
+    if (ticket.at !== null && superseding.isStale(ticket.deviceId, owner, slug, ticket.at)) return steps.superseded();
+    superseding.built(job);
+    return steps.send(job);
   }
 }

@@ -31,7 +31,8 @@ export interface RequestFormat<R extends PushRequest> {
   /**
    * How a request crosses to the connection worker: as `fields` plain values (no object
    * per request on either side), pushed by `encode` and read back by `decode` from `at`.
-   * The request's `key` crosses too (the worker's connections withdraw by it).
+   * The request's `key` crosses too (the worker's connections withdraw by it). No value
+   * is `undefined` (it marks a string repeated from the request before: worker-protocol.ts).
    */
   readonly fields: number;
   encode(request: R, into: unknown[]): void;

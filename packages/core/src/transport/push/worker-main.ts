@@ -3,7 +3,15 @@ import type { Clock } from '../../clock.js';
 import { ConnectionPool } from './connection-pool.js';
 import type { PushRequest, RequestFormat } from './request-format.js';
 import { yieldToHost } from './thread-priority.js';
-import { REQUEST_HEAD, type AnswersMessage, type FromWorker, type RequestHead, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
+import {
+  REQUEST_HEAD,
+  unrepeat,
+  type AnswersMessage,
+  type FromWorker,
+  type RequestHead,
+  type RequestsMessage,
+  type WorkerSettings,
+} from './worker-protocol.js';
 
 /** The worker's time: real, and its timers hold the worker (which holds the process only while requests are pending). */
 const workerClock: Clock = {
@@ -49,6 +57,7 @@ export function serveConnections<R extends PushRequest>(format: RequestFormat<R>
   };
 
   port.on('message', ({ requests }: RequestsMessage) => {
+    unrepeat(requests, stride);
     for (let at = 0; at < requests.length; at += stride) {
       const id = requests[at] as RequestHead[0];
       const origin = requests[at + 1] as RequestHead[1];

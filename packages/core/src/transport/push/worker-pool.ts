@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { TRANSPORT_CLOSED, type PushAnswer } from './connection.js';
 import type { ConnectionLoad, Connections } from './connection-pool.js';
 import type { PushRequest, RequestFormat } from './request-format.js';
-import { ACCEPTED, REQUEST_HEAD, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
+import { ACCEPTED, REPEATED, REQUEST_HEAD, type FromWorker, type RequestsMessage, type WorkerSettings } from './worker-protocol.js';
 
 /**
  * The path of a transport's connection-worker script `name` (plain JavaScript: a worker
@@ -55,9 +55,17 @@ export class WorkerConnectionPool<R extends PushRequest> implements Connections<
 
   /** Values per request in the outbox. */
   private readonly stride: number;
+  /**
+   * The values of the outbox's last request as given (see `REPEATED`): a string equal to
+   * the one at the same place in the request before it in the same message (origin,
+   * `authorization`, a fan-out's shared path, body or message tail) crosses as REPEATED,
+   * not copied again (to the worker, and by the worker into a string of its own).
+   */
+  private readonly last: unknown[];
 
   constructor(private readonly options: WorkerPoolOptions<R>) {
     this.stride = REQUEST_HEAD + options.format.fields;
+    this.last = new Array<unknown>(this.stride).fill(REPEATED);
   }
 
   request(origin: string, request: R, authorization: string): Promise<PushAnswer> {
@@ -66,8 +74,18 @@ export class WorkerConnectionPool<R extends PushRequest> implements Connections<
     return new Promise((resolve) => {
       this.pending.set(id, { origin, resolve });
       if (this.pending.size === 1) this.worker?.ref();
-      this.outbox.push(id, origin, authorization);
-      this.options.format.encode(request, this.outbox);
+      const { outbox, last, stride } = this;
+      const start = outbox.length;
+      outbox.push(id, origin, authorization);
+      this.options.format.encode(request, outbox);
+      // The id (at `start`) is new each time; the other values are compared with the
+      // previous request's (none in a new message: `last` is reset to REPEATED, which no
+      // value equals).
+      for (let at = 1; at < stride; at++) {
+        const value = outbox[start + at];
+        if (typeof value === 'string' && value === last[at]) outbox[start + at] = REPEATED;
+        else last[at] = value;
+      }
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -92,6 +110,7 @@ export class WorkerConnectionPool<R extends PushRequest> implements Connections<
   async close(): Promise<void> {
     this.closed = true;
     this.outbox = [];
+    this.last.fill(REPEATED);
     this.answerAll(TRANSPORT_CLOSED);
     const worker = this.worker;
     this.worker = null;
@@ -103,6 +122,7 @@ export class WorkerConnectionPool<R extends PushRequest> implements Connections<
     if (this.closed || this.outbox.length === 0) return;
     const message: RequestsMessage = { type: 'requests', requests: this.outbox };
     this.outbox = [];
+    this.last.fill(REPEATED);
     this.workerNow().postMessage(message);
   }
 

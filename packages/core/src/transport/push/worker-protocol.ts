@@ -17,6 +17,21 @@ export interface WorkerSettings {
 export type RequestHead = [id: number, origin: string, authorization: string];
 export const REQUEST_HEAD = 3;
 
+/**
+ * In a message's `requests`, in place of a string equal to the one at the same place in
+ * the request before it (a fan-out's origin, `authorization`, path, body or message tail):
+ * each such string crosses once per message, not once per request. A `RequestFormat`
+ * never encodes `undefined`, so it stands for nothing else.
+ */
+export const REPEATED = undefined;
+
+/** Puts back, in place, the strings `requests` carries as REPEATED (`stride` values per request). */
+export function unrepeat(requests: unknown[], stride: number): void {
+  for (let at = stride; at < requests.length; at++) {
+    if (requests[at] === REPEATED) requests[at] = requests[at - stride];
+  }
+}
+
 /** To the worker: the requests of one turn of the event loop, in one message. */
 export interface RequestsMessage {
   type: 'requests';

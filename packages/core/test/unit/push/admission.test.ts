@@ -82,3 +82,41 @@ describe('push Admission: latest wins while waiting (docs/contract/apns.md#apns-
     expect(a.started).toEqual(['x1', 'a1', 'b1', 'c1', 'y1']);
   });
 });
+
+describe('push Admission: settled', () => {
+  it('is called once per admitted item as its work settles, fulfilled, rejected or thrown, before its slot is free', async () => {
+    const events: string[] = [];
+    let admission!: Admission<Item, string>;
+    const freeSlot = () => admission.load().working;
+    admission = new Admission<Item, string>(
+      1,
+      8,
+      (item) => {
+        if (item.name === 'throws') throw new Error('thrown');
+        return item.name === 'rejects' ? Promise.reject(new Error('rejected')) : Promise.resolve(`done ${item.name}`);
+      },
+      () => 'replaced',
+      // The slot is still held when settled is called: working counts it.
+      (item) => events.push(`${item.name} settled, working ${freeSlot()}`),
+    );
+    expect(await admission.run({ key: 'a', name: 'fulfils' })).toBe('done fulfils');
+    await expect(admission.run({ key: 'b', name: 'rejects' })).rejects.toThrow('rejected');
+    await flush();
+    await expect(admission.run({ key: 'c', name: 'throws' })).rejects.toThrow('thrown');
+    await flush();
+    // Waiting behind a busy slot and replaced there: it never started, so it never settles here.
+    const busy = new Admission<Item, string>(
+      1,
+      8,
+      (item) => (item.name === 'hold' ? new Promise<string>(() => {}) : Promise.resolve(item.name)),
+      () => 'replaced',
+      (item) => events.push(`${item.name} settled`),
+    );
+    void busy.run({ key: 'x', name: 'hold' });
+    const older = busy.run({ key: 'y', name: 'older' });
+    void busy.run({ key: 'y', name: 'newer' });
+    expect(await older).toBe('replaced');
+    expect(events).toEqual(['fulfils settled, working 1', 'rejects settled, working 1', 'throws settled, working 1']);
+    expect(admission.load()).toEqual({ working: 0, queued: 0 });
+  });
+});
