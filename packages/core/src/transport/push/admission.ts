@@ -79,33 +79,13 @@ export class Admission<T extends { key: string }, R> {
   }
 
   private start(item: T, ahead: boolean): Promise<R> {
-    const leave = this.enter(ahead);
-    let working: Promise<R>;
-    try {
-      working = this.work(item, leave);
-    } catch (error) {
-      this.settled?.(item);
-      leave();
-      return Promise.reject(error);
-    }
-    return working.then(
-      (value) => {
-        this.settled?.(item);
-        leave();
-        return value;
-      },
-      (error: unknown) => {
-        this.settled?.(item);
-        leave();
-        throw error;
-      },
-    );
+    return new Promise<R>((resolve, reject) => this.startWaiting({ item, ahead, resolve, reject }));
   }
 
   /**
-   * `start` for a push that waited: its work settles the promise `run` gave it directly,
-   * rather than through another promise chained to it (one promise and a turn of the
-   * microtask queue less per push; most of a fan-out's pushes wait).
+   * Starts `item`'s work, which settles the promise `run` gave it directly, rather than
+   * through another promise chained to it (one promise and a turn of the microtask queue
+   * less per push; most of a fan-out's pushes wait).
    */
   private startWaiting({ item, ahead, resolve, reject }: Waiting<T, R>): void {
     const leave = this.enter(ahead);
