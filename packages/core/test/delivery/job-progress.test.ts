@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
 import type { CoreRequest } from '../../src/adapter.js';
 import { FANOUT_WINDOW } from '../../src/delivery/paced-send.js';
-import { createTilecast, type DeviceTransport, type PushResult, silentLogger, type Storage, StorageUnavailableError } from '../../src/index.js';
+import {
+  createRecordingTransport,
+  createTilecast,
+  type DeviceTransport,
+  type PushResult,
+  silentLogger,
+  type Storage,
+  StorageUnavailableError,
+} from '../../src/index.js';
 
 const DEVICES = 1_000;
 const deviceIds = Array.from({ length: DEVICES }, (_, i) => `d${String(i).padStart(4, '0')}`);
@@ -97,21 +105,14 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
       recorded.push(progress.cursor);
       return record(ref, progress);
     });
-    const delivered: string[] = [];
-    const transport: DeviceTransport = {
-      pushActivity: async (deviceId): Promise<PushResult> => {
-        delivered.push(deviceId);
-        return 'delivered';
-      },
-      pushWidget: async () => 'delivered',
-    };
+    const transport = createRecordingTransport();
     const a = instance(storage, transport, clock);
     const token = await seeded(a);
     expect(await a.handle(startActivity(token))).toMatchObject({ status: 200 });
     await a.idle();
     // 1,000 devices in batches of 500: the first batch is recorded, the second ends the job.
     expect(recorded).toEqual([deviceIds[499]]);
-    expect(delivered).toHaveLength(DEVICES);
+    expect(transport.pushes).toHaveLength(DEVICES);
     expect(await storage.deliveryJobStats()).toEqual({ pending: 0, oldestCreatedAt: null });
     await a.close();
   });
@@ -124,22 +125,15 @@ describe('delivery job progress (docs/contract/durable-delivery.md)', () => {
       reads += 1;
       return read(accountId, slug);
     });
-    const pushed: unknown[] = [];
-    const transport: DeviceTransport = {
-      pushActivity: async (_deviceId, push): Promise<PushResult> => {
-        pushed.push(push.content);
-        return 'delivered';
-      },
-      pushWidget: async () => 'delivered',
-    };
+    const transport = createRecordingTransport();
     const a = instance(storage, transport, clock);
     const token = await seeded(a);
     const before = reads;
     expect(await a.handle(startActivity(token))).toMatchObject({ status: 200 });
     await a.idle();
     expect(reads - before).toBe(0);
-    expect(pushed).toHaveLength(DEVICES);
-    expect(pushed[0]).toEqual((await memory.getActivity('acme', 'game'))?.content);
+    expect(transport.pushes).toHaveLength(DEVICES);
+    expect(transport.pushes[0]?.push.content).toEqual((await memory.getActivity('acme', 'game'))?.content);
     await a.close();
   });
 
