@@ -62,6 +62,8 @@ interface Run {
   readonly ref: DeliveryJobRef;
   readonly resumed: boolean;
   stop: Stop | null;
+  /** The record the job's own write returned, if the caller had it (see `run`). */
+  readonly latest: ActivityRecord | WidgetRecord | undefined;
   /** The last device id recorded as done. */
   cursor: string;
   /** The last progress write: the next one waits for it (see `record`). */
@@ -104,10 +106,11 @@ export class JobRunner {
       resumed: job.resumed > 0,
       stop: null,
       cursor: job.cursor,
+      latest: written,
       written: Promise.resolve(),
       done: Promise.resolve(),
     };
-    run.done = this.work(job, run, written).finally(() => {
+    run.done = this.work(job, run).finally(() => {
       if (this.running.get(key) === run) this.running.delete(key);
     });
     this.running.set(key, run);
@@ -163,12 +166,12 @@ export class JobRunner {
     return runs.length;
   }
 
-  private async work(job: DeliveryJob, run: Run, written?: ActivityRecord | WidgetRecord): Promise<void> {
+  private async work(job: DeliveryJob, run: Run): Promise<void> {
     const { storage, observer } = this.deps;
     const renewal = this.renewLease(run);
     let outcome: DeliveryJobObservation['outcome'] = 'done';
     try {
-      await this.sendAll(job, run, written);
+      await this.sendAll(job, run);
       outcome = run.stop ?? 'done';
       // A released job was given back by `release`; a stopped one belongs to someone else now.
       // Not completed: a newer generation or another holder has it now.
@@ -189,9 +192,9 @@ export class JobRunner {
    * run fails, and the job is resumed from the batch before once its lease lapses
    * (docs/contract/durable-delivery.md#durable-store-outage).
    */
-  private async sendAll(job: DeliveryJob, run: Run, written?: ActivityRecord | WidgetRecord): Promise<void> {
+  private async sendAll(job: DeliveryJob, run: Run): Promise<void> {
     const { storage } = this.deps;
-    const sender = await this.senderFor(job, written);
+    const sender = await this.senderFor(job, run.latest);
     if (sender === null) return;
     const { send } = sender;
     const devices = this.perDevice(job, sender, after(await audienceOf(storage, job), job.cursor));
