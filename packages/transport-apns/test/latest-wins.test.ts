@@ -46,6 +46,24 @@ describe.each(CONNECTION_THREADS)(
       expect(r.transport.counters()).toMatchObject({ sent: 2, superseded: 1, dropped: 0 });
       expect(r.transport.backlog()).toEqual({ queued: 0, working: 0, retrying: 0, keys: 0 });
     });
+
+    it('one already on a stream is answered before the newer one is sent, so they arrive in order', async () => {
+      r = await rig({ connectionThread, maxConcurrentStreams: 4 });
+      r.double.answer({ answer: 'stall' });
+      const older = r.transport.pushActivity('phone', activity('update', T0 + 1_000));
+      await r.double.waitForRequests(1);
+      const newer = r.transport.pushActivity('phone', activity('update', T0 + 2_000));
+      const newest = r.transport.pushActivity('phone', activity('update', T0 + 3_000));
+      // Streams are free, yet the newer ones wait for the older one's answer, the newest in the newer one's place.
+      expect(await newer).toBe('superseded');
+      await until(() => Object.values(r.transport.load())[0]?.waiting === 1, 'the newest held for the older stream');
+      expect(Object.values(r.transport.load())[0]).toEqual({ active: 1, waiting: 1 });
+      expect(r.double.received).toHaveLength(1);
+      r.double.releaseStalled();
+      expect(await Promise.all([older, newest])).toEqual(['delivered', 'delivered']);
+      expect(r.double.received.map((push) => timestampOf(push.payload))).toEqual([T0 / 1000 + 1, T0 / 1000 + 3]);
+      expect(r.transport.counters()).toMatchObject({ sent: 2, superseded: 1, dropped: 0 });
+    });
   },
 );
 

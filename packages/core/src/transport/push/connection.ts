@@ -12,7 +12,7 @@ export type PushAnswer =
   | { kind: 'network'; error: string }
   /** No answer within the request timeout; the stream was cancelled. */
   | { kind: 'timeout' }
-  /** Never sent: a newer request with the same key took its place while it waited for a stream. */
+  /** Never sent: a newer request with the same key took its place while it waited. */
   | { kind: 'withdrawn' };
 
 /** The answer to a request made or still waiting when the connections were closed (shared, frozen). */
@@ -64,7 +64,10 @@ export function reconnectDelayMs(failures: number, random: () => number): number
  * server's SETTINGS say so); requests beyond wait for a free stream, first come first
  * served, except that a request takes the place of a waiting one with the same key (the
  * newer push of a device and an activity or widget: docs/contract/apns.md#apns-latest-wins),
- * which answers WITHDRAWN. A connection lost before any answer makes the next one wait (see
+ * which answers WITHDRAWN. One stream per key at a time: a request whose key is on a stream
+ * is held until that stream's answer, then queued (two streams of one key could arrive in
+ * either order, and the device would end on the older content). A connection lost before
+ * any answer makes the next one wait (see
  * `reconnectDelayMs`); requests wait meanwhile, as for a stream. The connection keeps the
  * process alive only while streams are open.
  */
@@ -81,6 +84,12 @@ export class Http2Connection<R extends PushRequest> {
   /** Requests waiting for a stream, in order, and the same entries by key. */
   private readonly waiting = new Fifo<StreamWait<R>>();
   private readonly waitingByKey = new Map<string, StreamWait<R>>();
+  /**
+   * The keys on a stream now, each with the newer request of its key held until that
+   * stream's answer (undefined when none is held).
+   */
+  private readonly streaming = new Map<string, StreamWait<R> | undefined>();
+  private held = 0;
   private lastAnswerAt = 0;
   private closed = false;
   private pumpScheduled = false;
@@ -90,13 +99,14 @@ export class Http2Connection<R extends PushRequest> {
     this.deadlines = new Deadlines(options.clock, options.requestTimeoutMs);
   }
 
-  /** Streams open now and requests waiting for one (for tests and diagnostics). */
+  /** Streams open now and requests waiting for one, or for their key's stream (for tests and diagnostics). */
   load(): { active: number; waiting: number } {
-    return { active: this.active, waiting: this.waiting.size };
+    return { active: this.active, waiting: this.waiting.size + this.held };
   }
 
   /** Sends the push with `authorization` (the provider's or access token's header) and answers what came of it. */
   request(request: R, authorization: string): Promise<PushAnswer> {
+    if (this.streaming.size > 0 && this.streaming.has(request.key)) return this.hold(request, authorization);
     // A free stream is taken at once: no promise is made for a wait when there is none.
     if (this.canStart() && this.waiting.size === 0) {
       this.take();
@@ -121,6 +131,33 @@ export class Http2Connection<R extends PushRequest> {
     return waited;
   }
 
+  /** Holds `request` until the stream of its key answers; a newer one takes its place meanwhile. */
+  private hold(request: R, authorization: string): Promise<PushAnswer> {
+    return new Promise<PushAnswer>((resolve) => {
+      const older = this.streaming.get(request.key);
+      if (older === undefined) {
+        this.streaming.set(request.key, { request, authorization, resolve });
+        this.held += 1;
+        return;
+      }
+      const withdrawn = older.resolve;
+      older.request = request;
+      older.authorization = authorization;
+      older.resolve = resolve;
+      withdrawn(WITHDRAWN);
+    });
+  }
+
+  /** The stream of `key` answered: the request held for it, if any, joins the queue for a stream. */
+  private streamDone(key: string): void {
+    const held = this.streaming.get(key);
+    this.streaming.delete(key);
+    if (held === undefined) return;
+    this.held -= 1;
+    this.waiting.push(held);
+    this.waitingByKey.set(key, held);
+  }
+
   /**
    * Ends the connection now: its open streams fail at once (their requests answer
    * `network`), rather than when the service answers them, which a stalled server never does.
@@ -133,6 +170,9 @@ export class Http2Connection<R extends PushRequest> {
     this.session = null;
     this.waitingByKey.clear();
     for (let entry = this.waiting.shift(); entry !== undefined; entry = this.waiting.shift()) entry.resolve(TRANSPORT_CLOSED);
+    for (const held of this.streaming.values()) held?.resolve(TRANSPORT_CLOSED);
+    this.streaming.clear();
+    this.held = 0;
   }
 
   /** A request may start now: a stream is free, and no connection is being waited for. */
@@ -215,7 +255,8 @@ export class Http2Connection<R extends PushRequest> {
       return Promise.resolve(TRANSPORT_CLOSED);
     }
     const { format } = this.options;
-    return this.send(format.headers(request, authorization), format.body(request));
+    this.streaming.set(request.key, undefined);
+    return this.send(format.headers(request, authorization), format.body(request), request.key);
   }
 
   /** A connection holds the process only while it has work. */
@@ -252,7 +293,7 @@ export class Http2Connection<R extends PushRequest> {
     return session;
   }
 
-  private send(headers: OutgoingHttpHeaders, body: string): Promise<PushAnswer> {
+  private send(headers: OutgoingHttpHeaders, body: string, key: string): Promise<PushAnswer> {
     const { clock } = this.options;
     return new Promise((resolve) => {
       let settled = false;
@@ -261,6 +302,8 @@ export class Http2Connection<R extends PushRequest> {
         if (settled) return;
         settled = true;
         if (deadline !== undefined) this.deadlines.remove(deadline);
+        // Before the stream is given back, so that the request held for it may take it.
+        this.streamDone(key);
         this.release();
         resolve(answer);
       };
