@@ -53,6 +53,23 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
      ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
      SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
   );
+  // The same for an activity that is live, in one statement without a transaction (most
+  // updates of a running activity): its WHERE also holds the guard and `live`, re-checked by
+  // PostgreSQL on the row it locks, so it writes only what the transaction would have
+  // written as an update or an end; anything else changes nothing and takes the full way.
+  const writeLiveWithJob = prepared(
+    `WITH a AS (UPDATE ${t.activities} ${SET} AND live AND ($9::text IS NULL OR template = $9) AND ${credentialHolds(t, '$1', '$8')}
+       RETURNING ${COLUMNS}),
+     ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
+     SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
+  );
+  const written = (row: WrittenRow, transition: ActivityTransition, now: number) =>
+    ({
+      ok: true,
+      activity: toActivity(row),
+      transition,
+      job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, now, row),
+    }) as const;
   return {
     // One statement: a changed template resets state, liveness and content. The channels
     // stay, whatever changes (the runner deletes them after an end).
@@ -95,13 +112,19 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
       return rows.map(toActivity);
     },
 
-    // ATOMIC: one transaction. The activity row is locked first (concurrent updates of one
+    // ATOMIC: one statement for a live activity's update or end (writeLiveWithJob), else one
+    // transaction. The activity row is locked first (concurrent updates of one
     // activity queue up and each sees the previous one's outcome). A start then locks the
     // account row, which serialises every start of the account: the live count read after
     // taking it includes every start committed before, so N concurrent starts against
     // quota Q give exactly min(N, Q) successes across instances. Ends and updates of live
     // activities never take the account lock (they cannot raise the count).
     async applyActivityUpdate(accountId, slug, update) {
+      const values = [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now];
+      const live: ActivityTransition = update.state === 'ONGOING' ? 'update' : 'end';
+      const guard = [update.guard?.tokenHash ?? null, update.guard?.template ?? null];
+      const fast = await db.query<WrittenRow>(writeLiveWithJob, [...values, live, ...guard]);
+      if (fast.rows[0] !== undefined) return written(fast.rows[0], live, update.now);
       return transaction(db, async (client) => {
         const current = await client.query<{ live: boolean | null; template: string | null; credential_ok: boolean }>(
           `SELECT a.live, a.template, ${credentialHolds(t, '$1', '$3')} AS credential_ok
@@ -131,20 +154,13 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
         } else {
           transition = activity.live ? 'end' : 'none';
         }
-        const values = [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now];
         // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
         if (transition === 'none') {
           const { rows } = await client.query<ActivityRow>(`UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}`, values);
           return { ok: true, activity: toActivity(rows[0]!), transition, job: null } as const;
         }
         const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition]);
-        const row = rows[0]!;
-        return {
-          ok: true,
-          activity: toActivity(row),
-          transition,
-          job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, update.now, row),
-        } as const;
+        return written(rows[0]!, transition, update.now);
       });
     },
   };

@@ -62,6 +62,22 @@ export function writeGuardTests(get: GetHandles): void {
     expect(await storage.getActivity(account.id, activity.slug)).toEqual(activity);
   });
 
+  it('a live activity refuses an update or an end for another template, and another account, and changes nothing', async () => {
+    const { storage } = get();
+    const account = await newAccount(storage);
+    const stranger = await newAccount(storage);
+    const activity = await newActivity(storage, account.id, 'progress');
+    const write = (state: 'ONGOING' | 'IDLE', i: number, template: string, tokenHash = account.tokenHash) =>
+      storage.applyActivityUpdate(account.id, activity.slug, { state, content: content(i), now: T0 + i, guard: { template, tokenHash } });
+    written(await write('ONGOING', 1, 'progress'));
+    for (const state of ['ONGOING', 'IDLE'] as const) {
+      expect(await write(state, 2, 'gauge')).toEqual({ ok: false, reason: 'template_mismatch' });
+      expect(await write(state, 3, 'progress', stranger.tokenHash)).toEqual({ ok: false, reason: 'credential_changed' });
+    }
+    expect(await storage.getActivity(account.id, activity.slug)).toMatchObject({ live: true, state: 'ONGOING', content: content(1) });
+    expect(await write('IDLE', 4, 'progress')).toMatchObject({ ok: true, transition: 'end' });
+  });
+
   it("a guard that names another account's token never lets a write through", async () => {
     const { storage } = get();
     const owner = await newAccount(storage);
