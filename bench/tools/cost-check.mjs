@@ -69,7 +69,7 @@ const both = (id, makeSetup) => async () => {
  * more purge rounds, credential re-checks and pings would fall into it. E1's requests take
  * about 50 times a PATCH's instructions, so it counts 10 of each after 30 + 20 rounds of
  * warm-up (fewer rounds left the accepted path less optimized: bench/notes/instruction-counts.md;
- * 45 to 60 s at load 3 to 4).
+ * about 30 s at load 2, up to 60 s at load 4).
  */
 const paths = {
   P1: both('P1', () => publishSetups.P1({ warmup: 1_000, rewarm: 1_500, count: 500, connections: 1 })),
