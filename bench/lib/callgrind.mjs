@@ -16,7 +16,31 @@ export const hasCallgrind = spawnSync('valgrind', ['--version']).status === 0 &&
  * `<dir>/<name>.callgrind.out` and `<dir>/<name>.perf.map` for callgrind_annotate.
  * `nodeArgs`: more options for node (V8's among them).
  */
-export async function countInstructions(script, args, drive, env = {}, keep = undefined, nodeArgs = []) {
+export function countInstructions(script, args, drive, env = {}, keep = undefined, nodeArgs = []) {
+  return underCallgrind(script, args, drive, env, nodeArgs, false, ({ out, mapFile }) => {
+    if (keep !== undefined) {
+      copyFileSync(out, join(keep.dir, `${keep.name}.callgrind.out`));
+      copyFileSync(mapFile, join(keep.dir, `${keep.name}.perf.map`));
+    }
+    return functionCosts(out, mapFile);
+  });
+}
+
+/**
+ * As `countInstructions`, but `drive` may call `measure(fn)` several times, one after the
+ * other, and each part's counts come back on their own, in order (an array of what
+ * countInstructions returns): callgrind dumps its counts after each part, which zeroes
+ * them. Several parts of one server process then cost one start under valgrind, not one
+ * each (bench/tools/cost-check.mjs's E1 compares five).
+ */
+export function countParts(script, args, drive, env = {}, nodeArgs = []) {
+  return underCallgrind(script, args, drive, env, nodeArgs, true, ({ out, mapFile, parts }) =>
+    Array.from({ length: parts }, (_, i) => functionCosts(`${out}.${i + 1}`, mapFile)),
+  );
+}
+
+/** The server under callgrind, driven; `read({ out, mapFile, parts })` reads the counts once it exited. */
+async function underCallgrind(script, args, drive, env, nodeArgs, dumpEachPart, read) {
   const outDir = mkdtempSync(join(tmpdir(), 'tilecast-callgrind-'));
   const out = join(outDir, 'callgrind.out');
   // --smc-check: V8 writes and rewrites machine code at run time. --perf-basic-prof: the
@@ -25,14 +49,18 @@ export async function countInstructions(script, args, drive, env = {}, keep = un
   const server = await startServer(script, { args, env, nodeArgs: ['--perf-basic-prof', ...nodeArgs], launcher: valgrind, readyTimeoutMs: 120_000 });
   // V8 always writes its perf map here (the path perf looks in); it is not ours to choose.
   const mapFile = `/tmp/perf-${server.pid}.map`;
-  const counting = (on) => execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.pid)], { stdio: 'ignore' });
+  const control = (...command) => execFileSync('callgrind_control', [...command, String(server.pid)], { stdio: 'ignore' });
+  let parts = 0;
   try {
     const measure = async (fn) => {
-      counting(true);
+      control('-i', 'on');
       try {
         return await fn();
       } finally {
-        counting(false);
+        control('-i', 'off');
+        // Written to `<out>.<n>` (n from 1), the counts then start again from zero.
+        if (dumpEachPart) control('-d');
+        parts++;
       }
     };
     // A full collection now (the memory reading forces one) rather than inside the count.
@@ -41,11 +69,7 @@ export async function countInstructions(script, args, drive, env = {}, keep = un
     await server.stop(60_000); // callgrind writes its counts as the process exits (slowly on a busy machine)
   }
   try {
-    if (keep !== undefined) {
-      copyFileSync(out, join(keep.dir, `${keep.name}.callgrind.out`));
-      copyFileSync(mapFile, join(keep.dir, `${keep.name}.perf.map`));
-    }
-    return functionCosts(out, mapFile);
+    return read({ out, mapFile, parts });
   } finally {
     rmSync(outDir, { recursive: true, force: true });
     rmSync(mapFile, { force: true });

@@ -2,7 +2,8 @@
 // per scenario, the baseline and Tilecast servers and how one unit of work is driven
 // (warm-up first, then `measure` around the counted units).
 import autocannon from 'autocannon';
-import { countInstructions, isCollectorOrCompiler } from './callgrind.mjs';
+import { countInstructions, countParts, isCollectorOrCompiler } from './callgrind.mjs';
+import { FAULTY_BODY_SIZE, refusedRequests, validMapOfSize } from './faulty-bodies.mjs';
 import { send, publishHeaders } from './http.mjs';
 import { activityBody, widgetBody } from './payloads.mjs';
 import { pressRequest } from './press-load.mjs';
@@ -211,4 +212,50 @@ export async function countBoth(setup, { keep = () => undefined, nodeArgs = [], 
   await setup.close?.();
   const perUnit = (costs) => [...costs].reduce((total, [name, n]) => (isCollectorOrCompiler(name) ? total : total + n), 0) / setup.count;
   return { baseline: perUnit(baseline), tilecast: perUnit(tilecast), costs: { baseline, tilecast } };
+}
+
+/**
+ * E1 (docs/contract/limits-and-errors.md#field-error-cost): instructions per refused
+ * request of each kind in faulty-bodies.mjs (a 422) over instructions per accepted
+ * request of the same size (a valid webhook map, a 200), all on one Tilecast server
+ * (node-http adapter). Every request goes alone, each sent once the one before was
+ * answered, and every answer's status is checked, so a count never passes on wrong
+ * answers.
+ *
+ * Each kind is counted on its own, not round-robin in one count: the bound holds for every
+ * kind, and a mean of four would let one kind go over it while the others stay under. The
+ * five counts are parts of one server process (countParts), one after the other: one start
+ * under valgrind instead of five or eight. `warmup` rounds of all five requests first (the
+ * JIT tiers up on every path), a full collection, `rewarm` rounds more, then `count` of
+ * each, the accepted ones first. Returns `{ id, baseline, tilecast, unit }` per kind
+ * (`baseline`: accepting, `tilecast`: refusing; instructions per request, without the
+ * collector's and the optimizing compiler's, as countBoth's).
+ */
+export async function countErrorCost({ warmup = 20, rewarm = 20, count = 20 } = {}, { nodeArgs = [], env = {} } = {}) {
+  const accepted = { method: 'PUT', path: '/widget/lights/webhooks', body: validMapOfSize(FAULTY_BODY_SIZE), status: 200 };
+  const refused = refusedRequests.map((request) => ({ ...request, status: 422 }));
+  const parts = await countParts(
+    'servers/tilecast.mjs',
+    ['node-http'],
+    async ({ server, measure, collectGarbage }) => {
+      const headers = publishHeaders(server);
+      const sendEach = async (requests, times) => {
+        for (let i = 0; i < times; i++)
+          for (const { method, path, body, status, kind } of requests) {
+            const answered = await send(method, server.port, path, headers, body);
+            if (answered !== status) throw new Error(`E1: ${kind ?? 'the valid webhook map'} was answered ${answered}, not ${status}`);
+          }
+      };
+      await sendEach([accepted, ...refused], warmup);
+      await collectGarbage();
+      await sendEach([accepted, ...refused], rewarm);
+      for (const request of [accepted, ...refused]) await measure(() => sendEach([request], count));
+    },
+    env,
+    nodeArgs,
+  );
+  const perRequest = (costs) => [...costs].reduce((total, [name, n]) => (isCollectorOrCompiler(name) ? total : total + n), 0) / count;
+  const [baseline, ...refusing] = parts.map(perRequest);
+  const unit = `request (${FAULTY_BODY_SIZE.toLocaleString('en')} bytes)`;
+  return refused.map(({ id }, i) => ({ id: `E1.${id}`, baseline, tilecast: refusing[i], unit }));
 }
