@@ -1,5 +1,7 @@
 // Tilecast for the APNs scenarios, with transport-apns pushing to the double whose origin
 // and CA come in BENCH_APNS_ORIGIN / BENCH_APNS_CA (signing key: BENCH_APNS_KEY).
+// BENCH_APNS_CONNECTION_THREAD=main puts the transport's connections on the main thread
+// (diagnostics: BENCH_CPU_PROF then profiles them too; the default worker is what A1-A4 measure).
 //   a1: account `bench-0` (token `tok_bench_0`) with A1_DEVICES phones, each with a
 //       WidgetKit token, and switchboard widgets `panel-<r>` (r < 64), one per fan-out
 //       (the per-widget throttle lets each one's first update through at once); account
@@ -49,6 +51,7 @@ const apns =
         origin: process.env.BENCH_APNS_ORIGIN,
         ca: process.env.BENCH_APNS_CA,
         maxConcurrentStreams: STREAMS,
+        connectionThread: process.env.BENCH_APNS_CONNECTION_THREAD === 'main' ? 'main' : 'worker',
       });
 let settled = 0;
 const check = pushWaiter(() => settled);
