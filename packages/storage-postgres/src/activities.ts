@@ -63,7 +63,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
      ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
      SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
   );
-  const written = (row: WrittenRow, transition: ActivityTransition, now: number) =>
+  const written = (row: WrittenRow, transition: Exclude<ActivityTransition, 'none'>, now: number) =>
     ({
       ok: true,
       activity: toActivity(row),
