@@ -121,11 +121,7 @@ export class Http2Connection<R extends PushRequest> {
         return;
       }
       // The newer request takes the older one's place in the queue; the older one is never sent.
-      const older = queued.resolve;
-      queued.request = request;
-      queued.authorization = authorization;
-      queued.resolve = resolve;
-      older(WITHDRAWN);
+      takePlace(queued, request, authorization, resolve);
     });
     if (this.backingOff()) this.wakeAtReconnect();
     return waited;
@@ -140,11 +136,7 @@ export class Http2Connection<R extends PushRequest> {
         this.held += 1;
         return;
       }
-      const withdrawn = older.resolve;
-      older.request = request;
-      older.authorization = authorization;
-      older.resolve = resolve;
-      withdrawn(WITHDRAWN);
+      takePlace(older, request, authorization, resolve);
     });
   }
 
@@ -372,6 +364,15 @@ export class Http2Connection<R extends PushRequest> {
       stream.end(body);
     });
   }
+}
+
+/** A newer request takes the place of `older`, waiting with the same key: `older` answers WITHDRAWN, never sent. */
+function takePlace<R extends PushRequest>(older: StreamWait<R>, request: R, authorization: string, resolve: StreamWait<R>['resolve']): void {
+  const withdrawn = older.resolve;
+  older.request = request;
+  older.authorization = authorization;
+  older.resolve = resolve;
+  withdrawn(WITHDRAWN);
 }
 
 /** A request waiting for a stream (mutable: a newer request with the same key takes its place). */
