@@ -48,21 +48,18 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
   const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = GREATEST($6::bigint, updated_at + 1) WHERE account_id = $1 AND slug = $2';
   // An update pushed somewhere writes its job in the same statement as the activity
   // (docs/contract/durable-delivery.md#durable-outbox): named, as every start, update and end runs it.
-  const writeWithJob = prepared(
-    `WITH a AS (UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}),
-     ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
-     SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
-  );
+  const withJob = (where: string) =>
+    prepared(
+      `WITH a AS (UPDATE ${t.activities} ${SET}${where} RETURNING ${COLUMNS}),
+       ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
+       SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
+    );
+  const writeWithJob = withJob('');
   // The same for an activity that is live, in one statement without a transaction (most
   // updates of a running activity): its WHERE also holds the guard and `live`, re-checked by
   // PostgreSQL on the row it locks, so it writes only what the transaction would have
   // written as an update or an end; anything else changes nothing and takes the full way.
-  const writeLiveWithJob = prepared(
-    `WITH a AS (UPDATE ${t.activities} ${SET} AND live AND ($9::text IS NULL OR template = $9) AND ${credentialHolds(t, '$1', '$8')}
-       RETURNING ${COLUMNS}),
-     ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
-     SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
-  );
+  const writeLiveWithJob = withJob(` AND live AND ($9::text IS NULL OR template = $9) AND ${credentialHolds(t, '$1', '$8')}`);
   const written = (row: WrittenRow, transition: Exclude<ActivityTransition, 'none'>, now: number) =>
     ({
       ok: true,
