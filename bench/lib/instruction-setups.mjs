@@ -210,8 +210,7 @@ export async function countBoth(setup, { keep = () => undefined, nodeArgs = [], 
   const baseline = await run('baseline', setup.baseline);
   const tilecast = await run('tilecast', setup.project);
   await setup.close?.();
-  const perUnit = (costs) => [...costs].reduce((total, [name, n]) => (isCollectorOrCompiler(name) ? total : total + n), 0) / setup.count;
-  return { baseline: perUnit(baseline), tilecast: perUnit(tilecast), costs: { baseline, tilecast } };
+  return { baseline: perUnit(baseline, setup.count), tilecast: perUnit(tilecast, setup.count), costs: { baseline, tilecast } };
 }
 
 /**
@@ -254,8 +253,14 @@ export async function countErrorCost({ warmup = 20, rewarm = 20, count = 20 } = 
     env,
     nodeArgs,
   );
-  const perRequest = (costs) => [...costs].reduce((total, [name, n]) => (isCollectorOrCompiler(name) ? total : total + n), 0) / count;
-  const [baseline, ...refusing] = parts.map(perRequest);
+  const [baseline, ...refusing] = parts.map((costs) => perUnit(costs, count));
   const unit = `request (${FAULTY_BODY_SIZE.toLocaleString('en')} bytes)`;
   return refused.map(({ id }, i) => ({ id: `E1.${id}`, baseline, tilecast: refusing[i], unit }));
+}
+
+/** Instructions per unit of a count's function costs, without the collector's and the optimizing compiler's. */
+function perUnit(costs, units) {
+  let total = 0;
+  for (const [name, n] of costs) if (!isCollectorOrCompiler(name)) total += n;
+  return total / units;
 }
