@@ -1,25 +1,25 @@
 import type { KeyObject } from 'node:crypto';
+import type { ActivityBroadcast, ActivityPush, BroadcastResult, DeviceTransport, WidgetPush } from '@tilecast/core';
 import {
-  silentLogger,
-  systemClock,
-  type ActivityBroadcast,
-  type ActivityPush,
-  type BroadcastResult,
-  type Clock,
-  type DeviceTransport,
-  type Logger,
-  type WidgetPush,
-} from '@tilecast/core';
-import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+  LatestWins,
+  PushDelivery,
+  pushConnections,
+  pushKey,
+  pushTransportSettings,
+  Superseding,
+  workerScriptPath,
+  type PushBacklog,
+  type PushTransportOptions,
+} from '@tilecast/core/push';
 import { createBroadcasting } from './broadcasting.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
-import { type ApnsResult, Delivery } from './delivery.js';
+import { apnsDeliveryRules, type ApnsResult } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import type { ChannelSweepReport } from './orphan-sweep.js';
 import { PushBuilder } from './payloads.js';
-import { ProviderToken, readSigningKey } from './provider-token.js';
+import { ProviderToken, providerCredential, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
-import { APNS_FORMAT, type ApnsRequest } from './request.js';
+import { APNS_FORMAT } from './request.js';
 
 export type { ApnsCounters } from './counters.js';
 export type { ChannelSweepReport } from './orphan-sweep.js';
@@ -34,7 +34,7 @@ export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
 /** Pushes started per turn of the event loop at most (a fan-out's pacing: docs/decisions/0058-apns-pacing.md). */
 const PUSHES_PER_TURN = 8;
 
-export interface ApnsTransportOptions {
+export interface ApnsTransportOptions extends PushTransportOptions {
   /** The Apple Developer team id (the JWT's `iss`). */
   teamId: string;
   /** The id of the signing key (the JWT's `kid`). */
@@ -62,42 +62,14 @@ export interface ApnsTransportOptions {
   channelSweep?: boolean;
   /** Channels a sweep deletes at most (default 1,000); the rest waits for the next one. */
   channelSweepLimit?: number;
-  /** CAs to trust for the origins instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
-  ca?: string | Buffer | Array<string | Buffer>;
   /** The Live Activity's `attributes-type` for start pushes. */
   attributesType?: string;
   /** `apns-priority` of update pushes: 10 (default) or 5 to spare the device's budget. */
   updatePriority?: 5 | 10;
-  /** Streams open at once per connection (default 100); more requests wait in order. */
-  maxConcurrentStreams?: number;
-  /** A request without an answer after this long is cancelled and retried (default 10 s). */
-  requestTimeoutMs?: number;
-  /**
-   * Where the HTTP/2 connections run. `'worker'` (the default): in a worker thread of their
-   * own, so that the TLS, framing and garbage of a fan-out to thousands of devices never
-   * hold the event loop that answers your requests; request timeouts then follow the real
-   * time, not `clock`. `'main'`: on this thread, every timer on `clock` (tests).
-   */
-  connectionThread?: 'worker' | 'main';
-  /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
-  retryBaseMs?: number;
-  clock?: Clock;
-  logger?: Logger;
-  /** Source of the retry jitter, in [0, 1). */
-  random?: () => number;
 }
 
 /** What `ApnsTransport.backlog()` answers. */
-export interface ApnsBacklog {
-  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
-  queued: number;
-  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
-  working: number;
-  /** Pushes waiting to retry. */
-  retrying: number;
-  /** The (device, activity or widget) pairs with a push in the transport. */
-  keys: number;
-}
+export type ApnsBacklog = PushBacklog;
 
 export interface ApnsTransport extends DeviceTransport {
   /**
@@ -147,23 +119,22 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     if (typeof value !== 'string' || value.trim() === '') throw new Error(`transport-apns: ${name} is required`);
   }
   const key = readSigningKey(options.signingKey);
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  const random = options.random ?? Math.random;
+  const settings = pushTransportSettings(options);
+  const { clock, logger, random, maxConcurrentStreams } = settings;
   const provider = new ProviderToken(key, keyId, teamId, clock);
   const counters = zeroCounters();
-  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
-  const connections = connectionsFor(options, { maxConcurrentStreams, clock, random, logger, counters });
+  const credential = providerCredential(provider, counters);
+  const workerScript = () => workerScriptPath(import.meta.url, 'connection-worker');
+  const connections = pushConnections({ name: 'apns', format: APNS_FORMAT, workerScript, settings, counters });
   const superseding = new Superseding<Job>();
   const pushOriginOf = (environment: ApnsEnvironment) => options.origin ?? APNS_ORIGINS[environment];
-  const delivery = new Delivery({
+  const delivery = new PushDelivery<Job>({
     connections,
-    originOf: pushOriginOf,
-    provider,
-    registry,
+    credential,
     superseding,
     counters,
-    retryBaseMs: options.retryBaseMs ?? 1000,
+    rules: apnsDeliveryRules({ originOf: pushOriginOf, registry, logger }),
+    retryBaseMs: settings.retryBaseMs,
     clock,
     logger,
     random,
@@ -174,7 +145,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     updatePriority: options.updatePriority ?? 10,
     clock,
   });
-  const broadcasting = createBroadcasting(options, { provider, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
+  const broadcasting = createBroadcasting(options, { credential, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
 
   /** A push with nowhere to go (no registration, or no token of its kind). */
   const skip = (): ApnsResult => {
@@ -276,29 +247,4 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
       await Promise.all([connections.close(), broadcasting.close()]);
     },
   };
-}
-
-/** The connections, on a worker thread of their own or on this one (`connectionThread`). */
-function connectionsFor(
-  options: ApnsTransportOptions,
-  context: { maxConcurrentStreams: number; clock: Clock; random: () => number; logger: Logger; counters: ApnsCounters },
-): Connections<ApnsRequest> {
-  const { maxConcurrentStreams, clock, random, logger, counters } = context;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const onReconnect = (origin: string) => {
-    counters.reconnects += 1;
-    logger.info('apns: reconnecting', { origin });
-  };
-  if ((options.connectionThread ?? 'worker') === 'worker') {
-    return new WorkerConnectionPool({
-      script: workerScriptPath(import.meta.url, 'connection-worker'),
-      format: APNS_FORMAT,
-      ca: options.ca,
-      maxConcurrentStreams,
-      requestTimeoutMs,
-      onReconnect,
-      onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
-    });
-  }
-  return new ConnectionPool({ format: APNS_FORMAT, ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
 }

@@ -10,6 +10,18 @@ export { LatestWins, type LatestWinsSteps, type PushTicket } from './latest-wins
 export { BatchReads, type BatchRead } from './batch-reads.js';
 export { retryAfterMs, retryDelayMs } from './retry.js';
 export { RetryWaits } from './retry-waits.js';
+export { Retries, type RetryRules, type RetryStep, type GiveUp } from './retries.js';
+export { PushDelivery, type DeliveryJob, type DeliveryResult, type DeliveryRules, type PushDeliveryOptions } from './delivery.js';
+export type { PushCredential, CredentialRenewal } from './credential.js';
+export { zeroPushCounters, type PushCounters } from './counters.js';
+export {
+  pushConnections,
+  pushTransportSettings,
+  type PushBacklog,
+  type PushConnectionsSetup,
+  type PushTransportOptions,
+  type PushTransportSettings,
+} from './transport-setup.js';
 export { givenUp, isRetryable, answerFields } from './report.js';
 export { outcomeOf } from '../observed-transport.js';
 export { TRANSPORT_CLOSED, WITHDRAWN, type PushAnswer } from './connection.js';
