@@ -47,7 +47,7 @@ export function apnsDeliveryRules({ originOf, registry, logger }: ApnsDeliveryCo
     tokenName: 'device token',
     deadTokens: DEAD_TOKENS,
     closedEndsFailures: false,
-    stamp(job, now) {
+    sending(job, now) {
       const expiration = Math.floor(now / 1000) + APNS_EXPIRATION_S;
       job.expiration = expiration;
       job.expiresAtMs = expiration * 1000;

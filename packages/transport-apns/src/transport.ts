@@ -1,16 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { ActivityBroadcast, ActivityPush, BroadcastResult, DeviceTransport, WidgetPush } from '@tilecast/core';
-import {
-  LatestWins,
-  PushDelivery,
-  pushConnections,
-  pushKey,
-  pushTransportSettings,
-  Superseding,
-  workerScriptPath,
-  type PushBacklog,
-  type PushTransportOptions,
-} from '@tilecast/core/push';
+import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
 import { createBroadcasting } from './broadcasting.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { apnsDeliveryRules, type ApnsResult } from './delivery.js';
@@ -30,9 +20,6 @@ export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
   production: 'https://api.push.apple.com',
   sandbox: 'https://api.sandbox.push.apple.com',
 };
-
-/** Pushes started per turn of the event loop at most (a fan-out's pacing: docs/decisions/0058-apns-pacing.md). */
-const PUSHES_PER_TURN = 8;
 
 export interface ApnsTransportOptions extends PushTransportOptions {
   /** The Apple Developer team id (the JWT's `iss`). */
@@ -126,19 +113,7 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
   const credential = providerCredential(provider, counters);
   const workerScript = () => workerScriptPath(import.meta.url, 'connection-worker');
   const connections = pushConnections({ name: 'apns', format: APNS_FORMAT, workerScript, settings, counters });
-  const superseding = new Superseding<Job>();
   const pushOriginOf = (environment: ApnsEnvironment) => options.origin ?? APNS_ORIGINS[environment];
-  const delivery = new PushDelivery<Job>({
-    connections,
-    credential,
-    superseding,
-    counters,
-    rules: apnsDeliveryRules({ originOf: pushOriginOf, registry, logger }),
-    retryBaseMs: settings.retryBaseMs,
-    clock,
-    logger,
-    random,
-  });
   const builder = new PushBuilder({
     bundleId,
     attributesType: options.attributesType ?? 'TilecastActivityAttributes',
@@ -146,18 +121,6 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     clock,
   });
   const broadcasting = createBroadcasting(options, { credential, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
-
-  /** A push with nowhere to go (no registration, or no token of its kind). */
-  const skip = (): ApnsResult => {
-    counters.skipped += 1;
-    return 'skipped';
-  };
-
-  /** A push a newer one of its key replaced (docs/contract/apns.md#apns-latest-wins). */
-  const superseded = (): ApnsResult => {
-    counters.superseded += 1;
-    return 'superseded';
-  };
 
   /**
    * Looks the ticket's token up and builds its job: null when it has nowhere to go. A
@@ -206,20 +169,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return token === null ? null : builder.activityJob(ticket, token, environment, leave);
   };
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
-  // a newer push replaces an older one of its device and activity or widget wherever it
-  // waits (docs/contract/apns.md#apns-latest-wins, docs/decisions/0111-apns-latest-wins.md).
-  const pushes = new LatestWins<Ticket, Job, ApnsResult>({
-    limit: 2 * maxConcurrentStreams,
-    perTurn: PUSHES_PER_TURN,
-    superseding,
+  const pushes = createPushPipeline<Ticket, Job>({
+    connections,
+    credential,
+    rules: apnsDeliveryRules({ originOf: pushOriginOf, registry, logger }),
+    counters,
+    settings,
     build: jobOf,
-    send: (job) => delivery.send(job),
-    giveWay: (older) => delivery.giveWay(older),
-    closed: () => delivery.closed,
-    dropClosed: () => delivery.dropClosed(),
-    superseded,
-    skipped: skip,
   });
 
   const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
@@ -238,13 +194,9 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => connections.load(),
-    backlog() {
-      const { working, queued, keys } = pushes.load();
-      return { queued, working, retrying: delivery.retrying, keys };
-    },
+    backlog: () => pushes.backlog(),
     async close() {
-      delivery.close();
-      await Promise.all([connections.close(), broadcasting.close()]);
+      await Promise.all([pushes.close(), broadcasting.close()]);
     },
   };
 }

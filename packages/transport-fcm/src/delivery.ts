@@ -1,5 +1,6 @@
 import type { Logger } from '@tilecast/core';
 import type { DeliveryResult, DeliveryRules } from '@tilecast/core/push';
+import type { FcmCounters } from './counters.js';
 import { aboutJob, type Job } from './job.js';
 import { FCM_TTL_S } from './message.js';
 import type { FcmRegistry } from './registry.js';
@@ -24,6 +25,8 @@ export interface FcmDeliveryContext {
   origin: string;
   /** Where refused registration tokens are removed. */
   registry: Pick<FcmRegistry, 'remove'>;
+  /** Where messages sent without their `content` are counted. */
+  counters: Pick<FcmCounters, 'contentLeftOut'>;
   logger: Logger;
 }
 
@@ -34,7 +37,7 @@ export interface FcmDeliveryContext {
  * answered once the transport is closed is not tried again; a registration token is
  * forgotten, unless the app registered another meanwhile (the registry's `remove`).
  */
-export function fcmDeliveryRules({ origin, registry, logger }: FcmDeliveryContext): DeliveryRules<Job> {
+export function fcmDeliveryRules({ origin, registry, counters, logger }: FcmDeliveryContext): DeliveryRules<Job> {
   return {
     maxRetries: MAX_RETRIES,
     quotaWaitMs: QUOTA_WAIT_MS,
@@ -44,8 +47,9 @@ export function fcmDeliveryRules({ origin, registry, logger }: FcmDeliveryContex
     tokenName: 'registration token',
     deadTokens: DEAD_TOKENS,
     closedEndsFailures: true,
-    stamp(job, now) {
+    sending(job, now) {
       job.expiresAtMs = now + FCM_TTL_S * 1000;
+      if (job.contentLeftOut) counters.contentLeftOut += 1;
     },
     originOf: () => origin,
     afterDelivered: () => undefined,

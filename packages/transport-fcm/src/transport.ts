@@ -1,18 +1,8 @@
 import type { ActivityPush, DeviceTransport, PushOutcome, PushReport, WidgetPush } from '@tilecast/core';
-import {
-  LatestWins,
-  PushDelivery,
-  pushConnections,
-  pushKey,
-  pushTransportSettings,
-  Superseding,
-  workerScriptPath,
-  type PushBacklog,
-  type PushTransportOptions,
-} from '@tilecast/core/push';
+import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
 import { AccessToken } from './access-token.js';
 import { type FcmCounters, zeroCounters } from './counters.js';
-import { fcmDeliveryRules, type FcmResult } from './delivery.js';
+import { fcmDeliveryRules } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import { MessageBuilder, type FcmPriority } from './message.js';
 import type { FcmRegistry } from './registry.js';
@@ -24,9 +14,6 @@ export type { FcmCounters } from './counters.js';
 /** Google's hosts: FCM's send host, and the OAuth 2.0 token endpoint's origin (its path is `/token`). */
 export const FCM_ORIGIN = 'https://fcm.googleapis.com';
 export const TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
-
-/** Pushes started per turn of the event loop at most (a fan-out's pacing, as the APNs transport's). */
-const PUSHES_PER_TURN = 8;
 
 export interface FcmTransportOptions extends PushTransportOptions {
   /** The Firebase project's service-account key file: its parsed JSON, or its text. Checked at creation. */
@@ -82,11 +69,10 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const account = readServiceAccount(options.serviceAccount);
   const { registry } = options;
   const settings = pushTransportSettings(options);
-  const { clock, logger, random } = settings;
+  const { clock, logger } = settings;
   const counters = zeroCounters();
   const workerScript = () => workerScriptPath(import.meta.url, 'connection-worker');
   const connections = pushConnections({ name: 'fcm', format: FCM_FORMAT, workerScript, settings, counters });
-  const superseding = new Superseding<Job>();
   const accessToken = new AccessToken({
     account,
     tokenOrigin: options.tokenOrigin ?? TOKEN_ORIGIN,
@@ -95,17 +81,6 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
     clock,
     logger,
     onIssued: () => void (counters.accessTokens += 1),
-  });
-  const delivery = new PushDelivery<Job>({
-    connections,
-    credential: accessToken,
-    superseding,
-    counters,
-    rules: fcmDeliveryRules({ origin: options.origin ?? FCM_ORIGIN, registry, logger }),
-    retryBaseMs: settings.retryBaseMs,
-    clock,
-    logger,
-    random,
   });
   const builder = new MessageBuilder({
     projectId: account.projectId,
@@ -121,29 +96,13 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const jobOf = (ticket: Ticket, leave: () => void): Promise<Job | null> =>
     registry.tokenOf(ticket.deviceId).then((token) => (token === null ? null : builder.job(ticket, token, leave)));
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
-  // a newer push replaces an older one of its device and activity or widget wherever it
-  // waits (docs/contract/android-fcm.md#fcm-latest-wins).
-  const pushes = new LatestWins<Ticket, Job, FcmResult>({
-    limit: 2 * settings.maxConcurrentStreams,
-    perTurn: PUSHES_PER_TURN,
-    superseding,
+  const pushes = createPushPipeline<Ticket, Job>({
+    connections,
+    credential: accessToken,
+    rules: fcmDeliveryRules({ origin: options.origin ?? FCM_ORIGIN, registry, counters, logger }),
+    counters,
+    settings,
     build: jobOf,
-    send(job) {
-      if (job.contentLeftOut) counters.contentLeftOut += 1;
-      return delivery.send(job);
-    },
-    giveWay: (older) => delivery.giveWay(older),
-    closed: () => delivery.closed,
-    dropClosed: () => delivery.dropClosed(),
-    superseded() {
-      counters.superseded += 1;
-      return 'superseded';
-    },
-    skipped() {
-      counters.skipped += 1;
-      return 'skipped';
-    },
   });
 
   const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
@@ -158,13 +117,7 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
       pushes.handOver({ deviceId, push, message: builder.widget(push), at: null, key: pushKey(deviceId, push), seq: 0 }),
     counters: () => ({ ...counters }),
     load: () => connections.load(),
-    backlog() {
-      const { working, queued, keys } = pushes.load();
-      return { queued, working, retrying: delivery.retrying, keys };
-    },
-    async close() {
-      delivery.close();
-      await connections.close();
-    },
+    backlog: () => pushes.backlog(),
+    close: () => pushes.close(),
   };
 }

@@ -16,7 +16,7 @@ export type DeliveryResult = PushOutcome | PushReport;
 
 /** A push at work as the delivery loop sees it: the transport's job, one object per push, which is also its request. */
 export interface DeliveryJob extends PushRequest, SupersedingJob {
-  /** When it may no longer be sent (epoch ms), fixed by `DeliveryRules.stamp`. */
+  /** When it may no longer be sent (epoch ms), fixed by `DeliveryRules.sending`. */
   expiresAtMs: number;
   /** True while the connections have it (waiting for a stream, or for the answer). */
   requested: boolean;
@@ -43,8 +43,11 @@ export interface DeliveryRules<J extends DeliveryJob> extends Pick<RetryRules, '
    * a refusal; a retry finds the transport closed as it starts to wait).
    */
   closedEndsFailures: boolean;
-  /** Fixes the push's expiry (`expiresAtMs`, and whatever the request sends of it) as it is handed over at `now`. */
-  stamp(job: J, now: number): void;
+  /**
+   * The push is handed to the loop at `now`: fixes its expiry (`expiresAtMs`, and whatever
+   * the request sends of it), and counts what the transport counts of the pushes it sends.
+   */
+  sending(job: J, now: number): void;
   /** The origin the push is sent to. */
   originOf(job: J): string;
   /** What must follow a `200` before the push counts as delivered, if anything (APNs: an end forgets the activity's update token). */
@@ -130,7 +133,7 @@ export class PushDelivery<J extends DeliveryJob> {
    * if it had started there.
    */
   send(job: J): Promise<DeliveryResult> {
-    this.rules.stamp(job, this.clock.now());
+    this.rules.sending(job, this.clock.now());
     const stop = this.stopBefore(job);
     if (stop !== undefined) return Promise.resolve(stop);
     const authorization = this.credential.valid();
