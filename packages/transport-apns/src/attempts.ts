@@ -1,11 +1,12 @@
 import type { Clock } from '@tilecast/core';
-import { isRetryable, RetryWaits, retryAfterMs, retryDelayMs, type PushAnswer } from '@tilecast/core/push';
+import { Retries, RetryWaits, type PushAnswer, type RetryRules } from '@tilecast/core/push';
 import type { ApnsCounters } from './counters.js';
-import { MAX_RETRIES } from './delivery.js';
-import type { ProviderToken } from './provider-token.js';
+import type { ProviderCredential } from './provider-token.js';
+import { APNS_RETRY_RULES } from './delivery.js';
 
 export interface AttemptsOptions {
-  provider: ProviderToken;
+  /** The provider token (`providerCredential`): it always has one to send. */
+  credential: ProviderCredential;
   counters: ApnsCounters;
   /** Base delay of the first retry (doubled for the second, jittered). */
   retryBaseMs: number;
@@ -20,44 +21,37 @@ type Answered = { kind: string };
 const isFailure = (answer: Answered): answer is PushAnswer => answer.kind === 'answer' || answer.kind === 'network' || answer.kind === 'timeout';
 
 /**
- * The requests of broadcast pushes and channel management, with the rules of per-token
- * pushes (docs/contract/broadcast-channels.md#broadcast-answers): `403 ExpiredProviderToken`
- * renews the provider token once and tries again
- * (docs/contract/apns.md#apns-expired-provider-token); `429`, `5xx`, a lost stream and a
- * timeout are tried again at most MAX_RETRIES times with jittered backoff that honours
- * `retry-after`, never past the deadline (docs/contract/apns.md#apns-retry). Waits run on
- * the clock and end at once on `close`.
+ * The requests of broadcast pushes and channel management, by the retry rules of per-token
+ * pushes (`Retries`, `APNS_RETRY_RULES`; docs/contract/broadcast-channels.md#broadcast-answers):
+ * `403 ExpiredProviderToken` renews the provider token once and tries again; `429`, `5xx`,
+ * a lost stream and a timeout are tried again with jittered backoff that honours
+ * `retry-after`, never past the deadline. A request given up answers its last answer (the
+ * caller reads it). Waits run on the clock and end at once on `close`.
  */
 export class Attempts {
   private readonly waits: RetryWaits<object>;
+  private readonly rules: RetryRules;
 
   constructor(private readonly options: AttemptsOptions) {
-    this.waits = new RetryWaits(options.clock);
+    const { credential, retryBaseMs, clock, random } = options;
+    this.waits = new RetryWaits(clock);
+    this.rules = { ...APNS_RETRY_RULES, credential, retryBaseMs, clock, random };
   }
 
   /** Sends with the provider token's `authorization` until it succeeds or must be given up; answers the last answer. */
   async run<A extends Answered>(send: (authorization: string) => Promise<A>, deadlineMs: number): Promise<A> {
-    const { provider, counters, clock } = this.options;
-    let retries = 0;
-    let renewed = false;
+    const { credential, counters } = this.options;
+    const retries = new Retries(this.rules);
     for (;;) {
-      const bearer = provider.current();
-      counters.providerTokens = provider.issued;
-      const answer = await send(provider.authorization());
+      const authorization = credential.valid();
+      const answer = await send(authorization);
       if (!isFailure(answer)) return answer;
-      if (answer.kind === 'answer' && answer.status === 403 && answer.reason === 'ExpiredProviderToken') {
-        if (renewed || !provider.refused(bearer)) return answer;
-        renewed = true;
-        counters.retried += 1;
-        continue;
-      }
-      if (!isRetryable(answer) || retries >= MAX_RETRIES || this.waits.closed) return answer;
-      retries += 1;
-      const told = retryAfterMs(answer.kind === 'answer' ? answer.retryAfter : null, clock.now());
-      const delay = retryDelayMs(retries, this.options.retryBaseMs, told, this.options.random);
-      if (clock.now() + delay >= deadlineMs) return answer;
+      const step = retries.next(answer, authorization, deadlineMs);
+      if (step.kind === 'give up') return answer;
+      // Closed meanwhile: what failed is not tried again.
+      if (step.kind === 'wait' && this.waits.closed) return answer;
       counters.retried += 1;
-      if (!(await this.waits.wait({}, delay))) return answer;
+      if (step.kind === 'wait' && !(await this.waits.wait({}, step.ms))) return answer;
     }
   }
 

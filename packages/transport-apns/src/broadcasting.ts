@@ -7,13 +7,14 @@ import { APNS_MANAGE_ORIGINS, ChannelManagement } from './channel-management.js'
 import type { ApnsCounters } from './counters.js';
 import { type ChannelSweepReport, sweepChannels } from './orphan-sweep.js';
 import type { PushBuilder } from './payloads.js';
-import type { ProviderToken } from './provider-token.js';
+import type { ProviderCredential } from './provider-token.js';
 import type { ApnsEnvironment } from './registry.js';
 import type { ApnsTransportOptions } from './transport.js';
 
 /** What the transport made that its broadcast side shares. */
 export interface BroadcastingContext {
-  provider: ProviderToken;
+  /** The provider token (`providerCredential`), shared with the per-token pushes. */
+  credential: ProviderCredential;
   builder: PushBuilder;
   /** Where broadcasts go: the push origin of an environment. */
   pushOriginOf: (environment: ApnsEnvironment) => string;
@@ -46,7 +47,7 @@ export function createBroadcasting(options: ApnsTransportOptions, context: Broad
   const manageOriginOf = (environment: ApnsEnvironment) => options.manageOrigin ?? options.origin ?? APNS_MANAGE_ORIGINS[environment];
   const limit = options.channelSweepLimit ?? 1000;
   let closed = false;
-  const attempts = new Attempts({ provider: context.provider, counters, retryBaseMs: options.retryBaseMs ?? 1000, clock, random });
+  const attempts = new Attempts({ credential: context.credential, counters, retryBaseMs: options.retryBaseMs ?? 1000, clock, random });
   const management = new ChannelManagement({ bundleId, originOf: manageOriginOf, ca, requestTimeoutMs, clock });
   const connections = new ConnectionPool({
     format: broadcastFormat(bundleId),

@@ -1,21 +1,12 @@
-/** Every outcome, counted since the transport was made. */
-export interface ApnsCounters {
-  /** Pushes APNs accepted (`200`). */
-  sent: number;
-  /** Attempts repeated after `429`, `5xx`, a lost stream, a timeout or a renewed provider token. */
-  retried: number;
-  /** Pushes given up: expired, retries used up, refused (other 4xx), or the transport closed (outcomes `dropped` and `refused`). */
-  dropped: number;
-  /** Device tokens removed after `410 Unregistered`, `400 BadDeviceToken` or `400 DeviceTokenNotForTopic`. */
-  tokensRemoved: number;
-  /** Pushes with no token to go to (no registration, no push-to-start, update or widgets token). */
-  skipped: number;
-  /** Pushes not sent (or not retried) because a newer one for the same activity or widget came. */
-  superseded: number;
-  /** Requests cancelled for want of an answer within the request timeout. */
-  timeouts: number;
-  /** Connections opened to replace a lost one (GOAWAY, socket error, dead connection). */
-  reconnects: number;
+import { type PushCounters, zeroPushCounters } from '@tilecast/core/push';
+
+/**
+ * Every outcome, counted since the transport was made: the counters every push transport
+ * keeps (`PushCounters`: APNs's dead tokens are `410 Unregistered`, `400 BadDeviceToken` and
+ * `400 DeviceTokenNotForTopic`; a push is skipped without a registration, push-to-start,
+ * update or widgets token), and APNs's own.
+ */
+export interface ApnsCounters extends PushCounters {
   /** Provider tokens signed. */
   providerTokens: number;
   /** Broadcasts APNs accepted (`200`: docs/contract/broadcast-channels.md#broadcast-update-end). */
@@ -35,14 +26,7 @@ export interface ApnsCounters {
 /** A transport's counters as it starts: every one at zero. */
 export function zeroCounters(): ApnsCounters {
   return {
-    sent: 0,
-    retried: 0,
-    dropped: 0,
-    tokensRemoved: 0,
-    skipped: 0,
-    superseded: 0,
-    timeouts: 0,
-    reconnects: 0,
+    ...zeroPushCounters(),
     providerTokens: 0,
     broadcastsSent: 0,
     broadcastsFailed: 0,

@@ -1,5 +1,6 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '@tilecast/core';
+import type { CredentialRenewal, PushCredential } from '@tilecast/core/push';
 
 /** APNs refuses a provider token more than one hour old. */
 export const PROVIDER_TOKEN_MAX_AGE_MS = 60 * 60_000;
@@ -54,24 +55,20 @@ export class ProviderToken {
     private readonly renewAtMs = PROVIDER_TOKEN_RENEW_AT_MS,
   ) {}
 
-  /** The token to send now. */
-  current(): string {
-    if (this.token === null || this.clock.now() - this.issuedAtMs >= this.renewAtMs) this.issue();
-    return this.token!;
-  }
-
-  /** The `authorization` header that sends the token `current()` returned last. */
+  /** The `authorization` header to send now: the token in use, signed anew when it is due. */
   authorization(): string {
+    if (this.token === null || this.clock.now() - this.issuedAtMs >= this.renewAtMs) this.issue();
     return this.header;
   }
 
   /**
-   * APNs refused `used` as expired. True when the request may be retried with
-   * `current()`: the token was already renewed since, or it is renewed now. False when
-   * renewing would break Apple's 20-minute rule (the token is younger than that).
+   * APNs refused `used` (an `authorization` this answered) as expired. True when the
+   * request may be retried with `authorization()`: the token was already renewed since, or
+   * it is renewed now. False when renewing would break Apple's 20-minute rule (the token
+   * is younger than that).
    */
   refused(used: string): boolean {
-    if (used !== this.token) return true;
+    if (used !== this.header) return true;
     if (this.clock.now() - this.issuedAtMs < PROVIDER_TOKEN_MIN_RENEWAL_MS) return false;
     this.issue();
     return true;
@@ -84,4 +81,29 @@ export class ProviderToken {
     this.issuedAtMs = iat * 1000;
     this.issued += 1;
   }
+}
+
+/** A credential that always has an `authorization` to send (`valid` never answers null). */
+export type ProviderCredential = Omit<PushCredential, 'valid'> & { valid(): string };
+
+/**
+ * The provider token as the credential of per-token pushes, broadcasts and channel
+ * management (`@tilecast/core/push`), the tokens signed counted into `counters` as they go.
+ * A token is signed on the spot, so `valid` always answers one.
+ */
+export function providerCredential(provider: ProviderToken, counters: { providerTokens: number }): ProviderCredential {
+  const valid = (): string => {
+    const authorization = provider.authorization();
+    counters.providerTokens = provider.issued;
+    return authorization;
+  };
+  return {
+    valid,
+    renew: (): Promise<CredentialRenewal> => Promise.resolve({ kind: 'ok', authorization: valid() }),
+    refused(used) {
+      const again = provider.refused(used);
+      counters.providerTokens = provider.issued;
+      return again;
+    },
+  };
 }

@@ -1,25 +1,15 @@
 import type { KeyObject } from 'node:crypto';
-import {
-  silentLogger,
-  systemClock,
-  type ActivityBroadcast,
-  type ActivityPush,
-  type BroadcastResult,
-  type Clock,
-  type DeviceTransport,
-  type Logger,
-  type WidgetPush,
-} from '@tilecast/core';
-import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+import type { ActivityBroadcast, ActivityPush, BroadcastResult, DeviceTransport, WidgetPush } from '@tilecast/core';
+import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
 import { createBroadcasting } from './broadcasting.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
-import { type ApnsResult, Delivery } from './delivery.js';
+import { apnsDeliveryRules, type ApnsResult } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import type { ChannelSweepReport } from './orphan-sweep.js';
 import { PushBuilder } from './payloads.js';
-import { ProviderToken, readSigningKey } from './provider-token.js';
+import { ProviderToken, providerCredential, readSigningKey } from './provider-token.js';
 import type { ApnsEnvironment, ApnsRegistry } from './registry.js';
-import { APNS_FORMAT, type ApnsRequest } from './request.js';
+import { APNS_FORMAT } from './request.js';
 
 export type { ApnsCounters } from './counters.js';
 export type { ChannelSweepReport } from './orphan-sweep.js';
@@ -31,10 +21,7 @@ export const APNS_ORIGINS: Readonly<Record<ApnsEnvironment, string>> = {
   sandbox: 'https://api.sandbox.push.apple.com',
 };
 
-/** Pushes started per turn of the event loop at most (a fan-out's pacing: docs/decisions/0058-apns-pacing.md). */
-const PUSHES_PER_TURN = 8;
-
-export interface ApnsTransportOptions {
+export interface ApnsTransportOptions extends PushTransportOptions {
   /** The Apple Developer team id (the JWT's `iss`). */
   teamId: string;
   /** The id of the signing key (the JWT's `kid`). */
@@ -62,42 +49,14 @@ export interface ApnsTransportOptions {
   channelSweep?: boolean;
   /** Channels a sweep deletes at most (default 1,000); the rest waits for the next one. */
   channelSweepLimit?: number;
-  /** CAs to trust for the origins instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
-  ca?: string | Buffer | Array<string | Buffer>;
   /** The Live Activity's `attributes-type` for start pushes. */
   attributesType?: string;
   /** `apns-priority` of update pushes: 10 (default) or 5 to spare the device's budget. */
   updatePriority?: 5 | 10;
-  /** Streams open at once per connection (default 100); more requests wait in order. */
-  maxConcurrentStreams?: number;
-  /** A request without an answer after this long is cancelled and retried (default 10 s). */
-  requestTimeoutMs?: number;
-  /**
-   * Where the HTTP/2 connections run. `'worker'` (the default): in a worker thread of their
-   * own, so that the TLS, framing and garbage of a fan-out to thousands of devices never
-   * hold the event loop that answers your requests; request timeouts then follow the real
-   * time, not `clock`. `'main'`: on this thread, every timer on `clock` (tests).
-   */
-  connectionThread?: 'worker' | 'main';
-  /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
-  retryBaseMs?: number;
-  clock?: Clock;
-  logger?: Logger;
-  /** Source of the retry jitter, in [0, 1). */
-  random?: () => number;
 }
 
 /** What `ApnsTransport.backlog()` answers. */
-export interface ApnsBacklog {
-  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
-  queued: number;
-  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
-  working: number;
-  /** Pushes waiting to retry. */
-  retrying: number;
-  /** The (device, activity or widget) pairs with a push in the transport. */
-  keys: number;
-}
+export type ApnsBacklog = PushBacklog;
 
 export interface ApnsTransport extends DeviceTransport {
   /**
@@ -147,46 +106,21 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     if (typeof value !== 'string' || value.trim() === '') throw new Error(`transport-apns: ${name} is required`);
   }
   const key = readSigningKey(options.signingKey);
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  const random = options.random ?? Math.random;
+  const settings = pushTransportSettings(options);
+  const { clock, logger, random, maxConcurrentStreams } = settings;
   const provider = new ProviderToken(key, keyId, teamId, clock);
   const counters = zeroCounters();
-  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
-  const connections = connectionsFor(options, { maxConcurrentStreams, clock, random, logger, counters });
-  const superseding = new Superseding<Job>();
+  const credential = providerCredential(provider, counters);
+  const workerScript = () => workerScriptPath(import.meta.url, 'connection-worker');
+  const connections = pushConnections({ name: 'apns', format: APNS_FORMAT, workerScript, settings, counters });
   const pushOriginOf = (environment: ApnsEnvironment) => options.origin ?? APNS_ORIGINS[environment];
-  const delivery = new Delivery({
-    connections,
-    originOf: pushOriginOf,
-    provider,
-    registry,
-    superseding,
-    counters,
-    retryBaseMs: options.retryBaseMs ?? 1000,
-    clock,
-    logger,
-    random,
-  });
   const builder = new PushBuilder({
     bundleId,
     attributesType: options.attributesType ?? 'TilecastActivityAttributes',
     updatePriority: options.updatePriority ?? 10,
     clock,
   });
-  const broadcasting = createBroadcasting(options, { provider, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
-
-  /** A push with nowhere to go (no registration, or no token of its kind). */
-  const skip = (): ApnsResult => {
-    counters.skipped += 1;
-    return 'skipped';
-  };
-
-  /** A push a newer one of its key replaced (docs/contract/apns.md#apns-latest-wins). */
-  const superseded = (): ApnsResult => {
-    counters.superseded += 1;
-    return 'superseded';
-  };
+  const broadcasting = createBroadcasting(options, { credential, builder, pushOriginOf, maxConcurrentStreams, counters, clock, logger, random });
 
   /**
    * Looks the ticket's token up and builds its job: null when it has nowhere to go. A
@@ -235,20 +169,13 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
     return token === null ? null : builder.activityJob(ticket, token, environment, leave);
   };
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
-  // a newer push replaces an older one of its device and activity or widget wherever it
-  // waits (docs/contract/apns.md#apns-latest-wins, docs/decisions/0111-apns-latest-wins.md).
-  const pushes = new LatestWins<Ticket, Job, ApnsResult>({
-    limit: 2 * maxConcurrentStreams,
-    perTurn: PUSHES_PER_TURN,
-    superseding,
+  const pushes = createPushPipeline<Ticket, Job>({
+    connections,
+    credential,
+    rules: apnsDeliveryRules({ originOf: pushOriginOf, registry, logger }),
+    counters,
+    settings,
     build: jobOf,
-    send: (job) => delivery.send(job),
-    giveWay: (older) => delivery.giveWay(older),
-    closed: () => delivery.closed,
-    dropClosed: () => delivery.dropClosed(),
-    superseded,
-    skipped: skip,
   });
 
   const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
@@ -267,38 +194,9 @@ export function createApnsTransport(options: ApnsTransportOptions): ApnsTranspor
 
     counters: () => ({ ...counters, providerTokens: provider.issued }),
     load: () => connections.load(),
-    backlog() {
-      const { working, queued, keys } = pushes.load();
-      return { queued, working, retrying: delivery.retrying, keys };
-    },
+    backlog: () => pushes.backlog(),
     async close() {
-      delivery.close();
-      await Promise.all([connections.close(), broadcasting.close()]);
+      await Promise.all([pushes.close(), broadcasting.close()]);
     },
   };
-}
-
-/** The connections, on a worker thread of their own or on this one (`connectionThread`). */
-function connectionsFor(
-  options: ApnsTransportOptions,
-  context: { maxConcurrentStreams: number; clock: Clock; random: () => number; logger: Logger; counters: ApnsCounters },
-): Connections<ApnsRequest> {
-  const { maxConcurrentStreams, clock, random, logger, counters } = context;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const onReconnect = (origin: string) => {
-    counters.reconnects += 1;
-    logger.info('apns: reconnecting', { origin });
-  };
-  if ((options.connectionThread ?? 'worker') === 'worker') {
-    return new WorkerConnectionPool({
-      script: workerScriptPath(import.meta.url, 'connection-worker'),
-      format: APNS_FORMAT,
-      ca: options.ca,
-      maxConcurrentStreams,
-      requestTimeoutMs,
-      onReconnect,
-      onWorkerExit: (reason) => logger.error('apns: connection worker stopped; its requests are retried', { reason }),
-    });
-  }
-  return new ConnectionPool({ format: APNS_FORMAT, ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
 }

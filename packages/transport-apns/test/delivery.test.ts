@@ -1,14 +1,14 @@
 import type { PushOutcome } from '@tilecast/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../test/support/manual-clock.js';
-import { Superseding, WITHDRAWN, type Connections, type PushAnswer } from '@tilecast/core/push';
+import { PushDelivery, Superseding, WITHDRAWN, type Connections, type PushAnswer } from '@tilecast/core/push';
 import { type ApnsCounters, zeroCounters } from '../src/counters.js';
 import { outcomeOf } from '@tilecast/core/push';
-import { Delivery } from '../src/delivery.js';
+import { apnsDeliveryRules } from '../src/delivery.js';
 import type { Job } from '../src/job.js';
 import type { ApnsRequest } from '../src/request.js';
 import { PushBuilder } from '../src/payloads.js';
-import { ProviderToken, readSigningKey } from '../src/provider-token.js';
+import { ProviderToken, providerCredential, readSigningKey } from '../src/provider-token.js';
 import { createMemoryApnsRegistry, type MemoryApnsRegistry } from '../src/registry.js';
 import type { Ticket } from '../src/job.js';
 import { activity, activityTicket, BUNDLE_ID, flush, KEY_ID, T0, TEAM_ID, testSigningKey, TOKENS, widget, widgetTicket } from './support.js';
@@ -34,7 +34,7 @@ interface Attempt {
 
 interface DeliveryRig {
   clock: ManualClock;
-  delivery: Delivery;
+  delivery: PushDelivery<Job>;
   superseding: Superseding<Job>;
   counters: ApnsCounters;
   registry: MemoryApnsRegistry;
@@ -70,11 +70,10 @@ function deliveryRig(answers: PushAnswer[]): DeliveryRig {
   const counters = zeroCounters();
   const warnings: string[] = [];
   const logger = { info: () => {}, warn: (message: string) => void warnings.push(message), error: () => {} };
-  const delivery = new Delivery({
+  const delivery = new PushDelivery<Job>({
     connections,
-    originOf: () => ORIGIN,
-    provider: new ProviderToken(signingKey, KEY_ID, TEAM_ID, clock),
-    registry,
+    credential: providerCredential(new ProviderToken(signingKey, KEY_ID, TEAM_ID, clock), counters),
+    rules: apnsDeliveryRules({ originOf: () => ORIGIN, registry, logger }),
     superseding,
     counters,
     retryBaseMs: 1000,
@@ -124,7 +123,7 @@ async function after(d: DeliveryRig, ms: number): Promise<void> {
   await flush();
 }
 
-describe('transport-apns Delivery: one push, its retries and its outcome', () => {
+describe('transport-apns delivery rules on the shared loop: one push, its retries and its outcome', () => {
   let d: DeliveryRig;
   afterEach(() => d?.delivery.close());
 

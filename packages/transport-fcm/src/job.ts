@@ -28,15 +28,13 @@ export interface WidgetTicket extends TicketBase {
 /**
  * A push at work: the request as sent, and what the transport keeps about it. One object
  * per push, built whole by `MessageBuilder` (message.ts) and then only stamped (expiry,
- * the authorization of its last attempt, requested), so that every job has the same shape.
+ * requested), so that every job has the same shape.
  */
 export interface Job extends FcmRequest {
   deviceId: string;
   /** Its ticket's: newer pushes of the same key supersede it. */
   seq: number;
   expiresAtMs: number;
-  /** The `authorization` its last attempt was sent with (a `401` invalidates that one). */
-  authorization: string;
   /** What the logs name the push by (never a token). */
   owner: string;
   slug: string;

@@ -101,7 +101,7 @@ export class MessageBuilder {
 
   /**
    * The job of the ticket's message to `token`. Every job comes from this one literal, with
-   * `expiresAtMs` at 0 and no `authorization` yet, for the transport to stamp: it has its
+   * `expiresAtMs` at 0, for the transport to stamp: it has its
    * final shape from the start.
    */
   job(ticket: Ticket, token: string, leave: () => void): Job {
@@ -114,7 +114,6 @@ export class MessageBuilder {
       deviceId: ticket.deviceId,
       seq: ticket.seq,
       expiresAtMs: 0,
-      authorization: '',
       owner: push.owner,
       slug: push.slug,
       what: 'phase' in push ? push.phase : 'changed',

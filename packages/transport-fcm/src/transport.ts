@@ -1,22 +1,12 @@
-import {
-  silentLogger,
-  systemClock,
-  type ActivityPush,
-  type Clock,
-  type DeviceTransport,
-  type Logger,
-  type PushOutcome,
-  type PushReport,
-  type WidgetPush,
-} from '@tilecast/core';
-import { ConnectionPool, LatestWins, pushKey, Superseding, WorkerConnectionPool, workerScriptPath, type Connections } from '@tilecast/core/push';
+import type { ActivityPush, DeviceTransport, PushOutcome, PushReport, WidgetPush } from '@tilecast/core';
+import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
 import { AccessToken } from './access-token.js';
 import { type FcmCounters, zeroCounters } from './counters.js';
-import { Delivery, type FcmResult } from './delivery.js';
+import { fcmDeliveryRules } from './delivery.js';
 import type { Job, Ticket } from './job.js';
 import { MessageBuilder, type FcmPriority } from './message.js';
 import type { FcmRegistry } from './registry.js';
-import { FCM_FORMAT, type FcmRequest } from './request.js';
+import { FCM_FORMAT } from './request.js';
 import { readServiceAccount, type FcmServiceAccount } from './service-account.js';
 
 export type { FcmCounters } from './counters.js';
@@ -25,10 +15,7 @@ export type { FcmCounters } from './counters.js';
 export const FCM_ORIGIN = 'https://fcm.googleapis.com';
 export const TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
 
-/** Pushes started per turn of the event loop at most (a fan-out's pacing, as the APNs transport's). */
-const PUSHES_PER_TURN = 8;
-
-export interface FcmTransportOptions {
+export interface FcmTransportOptions extends PushTransportOptions {
   /** The Firebase project's service-account key file: its parsed JSON, or its text. Checked at creation. */
   serviceAccount: FcmServiceAccount | string;
   /** Where the devices' registration tokens are kept (`fcmRegistryFrom(storage)`). */
@@ -37,43 +24,14 @@ export interface FcmTransportOptions {
   origin?: string;
   /** Replaces the token endpoint's origin, `https://oauth2.googleapis.com` (its path stays `/token`). */
   tokenOrigin?: string;
-  /** CAs to trust for both origins instead of Node's defaults (`NODE_EXTRA_CA_CERTS` also works). */
-  ca?: string | Buffer | Array<string | Buffer>;
   /** `android.priority` of activity updates (default `normal`); start and end are always `high`. */
   updatePriority?: FcmPriority;
   /** `android.priority` of widget messages (default `normal`). */
   widgetPriority?: FcmPriority;
-  /** Streams open at once on the connection (default 100); more requests wait in order. */
-  maxConcurrentStreams?: number;
-  /** A request (send or token) without an answer after this long is cancelled and retried (default 10 s). */
-  requestTimeoutMs?: number;
-  /**
-   * Where the HTTP/2 connection to FCM runs. `'worker'` (the default): in a worker thread of
-   * its own, so that the TLS, framing and garbage of a fan-out never hold the event loop
-   * that answers your requests; its request timeouts follow the real time. `'main'`: on
-   * this thread, every timer on `clock` (tests). The token endpoint is always asked from
-   * this thread (once an hour).
-   */
-  connectionThread?: 'worker' | 'main';
-  /** Base delay of the first retry (default 1 s; doubled for the second, jittered). */
-  retryBaseMs?: number;
-  clock?: Clock;
-  logger?: Logger;
-  /** Source of the retry jitter, in [0, 1). */
-  random?: () => number;
 }
 
 /** What `FcmTransport.backlog()` answers. */
-export interface FcmBacklog {
-  /** Pushes waiting to be worked on (at most one per device and activity or widget). */
-  queued: number;
-  /** Pushes at work: being looked up, waiting for a stream, or sent and waiting for the answer. */
-  working: number;
-  /** Pushes waiting to retry. */
-  retrying: number;
-  /** The (device, activity or widget) pairs with a push in the transport. */
-  keys: number;
-}
+export type FcmBacklog = PushBacklog;
 
 export interface FcmTransport extends DeviceTransport {
   /**
@@ -110,34 +68,19 @@ export interface FcmTransport extends DeviceTransport {
 export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const account = readServiceAccount(options.serviceAccount);
   const { registry } = options;
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  const random = options.random ?? Math.random;
+  const settings = pushTransportSettings(options);
+  const { clock, logger } = settings;
   const counters = zeroCounters();
-  const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const connections = connectionsFor(options, { maxConcurrentStreams, requestTimeoutMs, clock, random, logger, counters });
-  const superseding = new Superseding<Job>();
+  const workerScript = () => workerScriptPath(import.meta.url, 'connection-worker');
+  const connections = pushConnections({ name: 'fcm', format: FCM_FORMAT, workerScript, settings, counters });
   const accessToken = new AccessToken({
     account,
     tokenOrigin: options.tokenOrigin ?? TOKEN_ORIGIN,
     ca: options.ca,
-    timeoutMs: requestTimeoutMs,
+    timeoutMs: settings.requestTimeoutMs,
     clock,
     logger,
     onIssued: () => void (counters.accessTokens += 1),
-  });
-  const delivery = new Delivery({
-    connections,
-    origin: options.origin ?? FCM_ORIGIN,
-    accessToken,
-    registry,
-    superseding,
-    counters,
-    retryBaseMs: options.retryBaseMs ?? 1000,
-    clock,
-    logger,
-    random,
   });
   const builder = new MessageBuilder({
     projectId: account.projectId,
@@ -153,29 +96,13 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
   const jobOf = (ticket: Ticket, leave: () => void): Promise<Job | null> =>
     registry.tokenOf(ticket.deviceId).then((token) => (token === null ? null : builder.job(ticket, token, leave)));
 
-  // Twice the streams at work, a few started per turn (docs/decisions/0058-apns-pacing.md);
-  // a newer push replaces an older one of its device and activity or widget wherever it
-  // waits (docs/contract/android-fcm.md#fcm-latest-wins).
-  const pushes = new LatestWins<Ticket, Job, FcmResult>({
-    limit: 2 * maxConcurrentStreams,
-    perTurn: PUSHES_PER_TURN,
-    superseding,
+  const pushes = createPushPipeline<Ticket, Job>({
+    connections,
+    credential: accessToken,
+    rules: fcmDeliveryRules({ origin: options.origin ?? FCM_ORIGIN, registry, counters, logger }),
+    counters,
+    settings,
     build: jobOf,
-    send(job) {
-      if (job.contentLeftOut) counters.contentLeftOut += 1;
-      return delivery.send(job);
-    },
-    giveWay: (older) => delivery.giveWay(older),
-    closed: () => delivery.closed,
-    dropClosed: () => delivery.dropClosed(),
-    superseded() {
-      counters.superseded += 1;
-      return 'superseded';
-    },
-    skipped() {
-      counters.skipped += 1;
-      return 'skipped';
-    },
   });
 
   const activityTicket = (deviceId: string, push: ActivityPush): Ticket => {
@@ -190,37 +117,7 @@ export function createFcmTransport(options: FcmTransportOptions): FcmTransport {
       pushes.handOver({ deviceId, push, message: builder.widget(push), at: null, key: pushKey(deviceId, push), seq: 0 }),
     counters: () => ({ ...counters }),
     load: () => connections.load(),
-    backlog() {
-      const { working, queued, keys } = pushes.load();
-      return { queued, working, retrying: delivery.retrying, keys };
-    },
-    async close() {
-      delivery.close();
-      await connections.close();
-    },
+    backlog: () => pushes.backlog(),
+    close: () => pushes.close(),
   };
-}
-
-/** The connection, on a worker thread of its own or on this one (`connectionThread`). */
-function connectionsFor(
-  options: FcmTransportOptions,
-  context: { maxConcurrentStreams: number; requestTimeoutMs: number; clock: Clock; random: () => number; logger: Logger; counters: FcmCounters },
-): Connections<FcmRequest> {
-  const { maxConcurrentStreams, requestTimeoutMs, clock, random, logger, counters } = context;
-  const onReconnect = (origin: string) => {
-    counters.reconnects += 1;
-    logger.info('fcm: reconnecting', { origin });
-  };
-  if ((options.connectionThread ?? 'worker') === 'worker') {
-    return new WorkerConnectionPool({
-      script: workerScriptPath(import.meta.url, 'connection-worker'),
-      format: FCM_FORMAT,
-      ca: options.ca,
-      maxConcurrentStreams,
-      requestTimeoutMs,
-      onReconnect,
-      onWorkerExit: (reason) => logger.error('fcm: connection worker stopped; its requests are retried', { reason }),
-    });
-  }
-  return new ConnectionPool({ format: FCM_FORMAT, ca: options.ca, maxConcurrentStreams, requestTimeoutMs, clock, random, onReconnect });
 }

@@ -1,7 +1,6 @@
 import { createPublicKey, randomUUID, verify, type KeyObject } from 'node:crypto';
-import { constants, createSecureServer, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '@tilecast/core/push';
+import { constants, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { RequestLog, startDoubleServer } from '@tilecast/core/push';
 import { ChannelBook, parseJson, type DoubleChannel, type Reply } from './channels.js';
 import { isObject, payloadProblem } from './payload.js';
 
@@ -183,51 +182,23 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
   const given = options.publicKey;
   const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
-  // A name of its own: a sender trusting two doubles (push and management origins) finds each one's certificate by it.
-  const { key, cert } = selfSignedCertificate(`Tilecast APNs test double ${randomUUID()}`);
-  const server: Http2Server = createSecureServer({
-    key,
-    cert,
-    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 1000 },
-  });
-  const received: ReceivedPush[] = [];
+  const log = new RequestLog<ReceivedPush>();
   const broadcasts: ReceivedBroadcast[] = [];
   const channelRequests: ReceivedChannelRequest[] = [];
   const book = new ChannelBook(options.channelLimit ?? 10_000);
   let broadcastEnabled = options.broadcast ?? true;
   const rules: Array<Required<Pick<DoubleRule, 'answer' | 'on' | 'times'>> & Pick<DoubleRule, 'token' | 'channel'>> = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
   const stalled = new Set<ServerHttp2Stream>();
-  const sessions = new Set<Http2Session>();
   const tokensBySession = new WeakMap<Http2Session, { token: string; iat: number }>();
-  const sessionIds = new WeakMap<Http2Session, number>();
-  let connections = 0;
-  let openStreams = 0;
-  let peakOpenStreams = 0;
   let turningAway = false;
   let stallingAll = false;
   let answerDelayMs = 0;
   const held = new Set<NodeJS.Timeout>();
 
-  server.on('session', (session) => {
-    sessions.add(session);
-    sessionIds.set(session, ++connections);
-    session.on('close', () => sessions.delete(session));
-    session.on('error', () => {});
-    if (turningAway) {
-      session.goaway(constants.NGHTTP2_NO_ERROR, 0, Buffer.from(JSON.stringify({ reason: 'Shutdown' })));
-      session.close();
-    }
-  });
-
-  const record = (entry: ReceivedPush) => {
-    received.push(entry);
-    for (const waiter of [...waiters]) {
-      if (received.length >= waiter.count) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-    }
+  const turnAway = (session: Http2Session) => {
+    if (!turningAway) return;
+    session.goaway(constants.NGHTTP2_NO_ERROR, 0, Buffer.from(JSON.stringify({ reason: 'Shutdown' })));
+    session.close();
   };
 
   /** Sends `reply`: a refusal's `{"reason"}`, else a success's headers and JSON body, if any. */
@@ -245,27 +216,6 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     stream.end(JSON.stringify(body));
   };
 
-  server.on('stream', (stream, headers) => {
-    if (turningAway) {
-      stream.close(constants.NGHTTP2_REFUSED_STREAM);
-      return;
-    }
-    openStreams += 1;
-    peakOpenStreams = Math.max(peakOpenStreams, openStreams);
-    stream.on('close', () => {
-      openStreams -= 1;
-      stalled.delete(stream);
-    });
-    stream.on('error', () => {});
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_PAYLOAD_BYTES + 1) chunks.push(chunk);
-    });
-    stream.on('end', () => handle(stream, headers, Buffer.concat(chunks), size));
-  });
-
   const handle = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number) => {
     const route = routeOf(String(headers[':path'] ?? ''));
     if (route.kind === 'broadcast') return handleBroadcast(stream, headers, body, size, route.bundleId);
@@ -279,7 +229,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     const deviceToken = path.startsWith('/3/device/') ? path.slice('/3/device/'.length) : '';
     const entry: ReceivedPush = {
       at: now(),
-      connection: sessionIds.get(session) ?? 0,
+      connection: server.connectionOf(session),
       method: String(headers[':method']),
       path,
       deviceToken,
@@ -293,14 +243,14 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     if (refusal !== null) {
       entry.status = refusal.status;
       entry.reason = refusal.reason;
-      record(entry);
+      log.record(entry);
       return respond(stream, { ...refusal });
     }
     const answer = ruleFor('device', (rule) => rule.token === undefined || rule.token === deviceToken.toLowerCase());
     answerWith(
       stream,
       entry,
-      () => record(entry),
+      () => log.record(entry),
       answer,
       () => ({ status: 200, reason: null }),
     );
@@ -312,7 +262,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     const channelId = typeof headers['apns-channel-id'] === 'string' ? headers['apns-channel-id'] : null;
     const entry: ReceivedBroadcast = {
       at: now(),
-      connection: sessionIds.get(session) ?? 0,
+      connection: server.connectionOf(session),
       path: String(headers[':path']),
       channelId,
       headers: apnsHeadersOf(headers),
@@ -339,7 +289,7 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     const asked = typeof headers['apns-channel-id'] === 'string' ? headers['apns-channel-id'] : null;
     const entry: ReceivedChannelRequest = {
       at: now(),
-      connection: sessionIds.get(session) ?? 0,
+      connection: server.connectionOf(session),
       method: String(headers[':method']),
       path: String(headers[':path']),
       channelId: asked,
@@ -487,16 +437,21 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     return null;
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  // A name of its own: a sender trusting two doubles (push and management origins) finds each one's certificate by it.
+  const server = await startDoubleServer({
+    name: `Tilecast APNs test double ${randomUUID()}`,
+    maxConcurrentStreams: options.maxConcurrentStreams ?? 1000,
+    keepBytes: MAX_PAYLOAD_BYTES + 1,
+    onSession: turnAway,
+    refuses: () => turningAway,
+    onStreamClose: (stream) => stalled.delete(stream),
+    onRequest: handle,
   });
-  const { port } = server.address() as AddressInfo;
 
   return {
-    origin: `https://127.0.0.1:${port}`,
-    ca: cert,
-    received,
+    origin: server.origin,
+    ca: server.cert,
+    received: log.entries,
     broadcasts,
     channelRequests,
     channels: () => book.list(),
@@ -505,19 +460,18 @@ export async function startApnsDouble(options: ApnsDoubleOptions): Promise<ApnsD
     enableBroadcast: (on = true) => void (broadcastEnabled = on),
     answer: (rule) => void rules.push({ ...rule, on: rule.on ?? 'device', times: rule.times ?? 1 }),
     delayAnswers: (ms) => void (answerDelayMs = Math.max(0, ms)),
-    waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    waitForRequests: (count) => log.waitFor(count),
     releaseStalled(answer = { status: 200 }) {
       for (const stream of [...stalled]) respond(stream, { status: answer.status, reason: answer.reason ?? null });
       stalled.clear();
     },
     goawayOnConnect: (on = true) => void (turningAway = on),
     stallAll: (on = true) => void (stallingAll = on),
-    stats: () => ({ openStreams, peakOpenStreams, connections }),
+    stats: () => server.stats(),
     async close() {
       for (const timer of held) clearTimeout(timer);
       held.clear();
-      for (const session of sessions) session.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     },
   };
 }

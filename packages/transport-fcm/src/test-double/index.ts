@@ -1,7 +1,6 @@
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
-import { constants, createSecureServer, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '@tilecast/core/push';
+import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { RequestLog, startDoubleServer } from '@tilecast/core/push';
 import { messageProblem } from './message-shape.js';
 
 export { FCM_DATA_MAX_BYTES, FCM_TOKEN_PATTERN, messageProblem, tilecastDataProblem } from './message-shape.js';
@@ -153,40 +152,16 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
   const publicKey = typeof given !== 'string' && given.type === 'public' ? given : createPublicKey(given);
   const now = () => (options.clock ?? Date).now();
   const lifetimeS = options.accessTokenLifetimeS ?? 3599;
-  const { key, cert } = selfSignedCertificate('Tilecast FCM test double');
-  const server: Http2Server = createSecureServer({ key, cert, settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 1000 } });
-  const received: ReceivedMessage[] = [];
+  const log = new RequestLog<ReceivedMessage>();
   const tokenRequests: TokenRequestRecord[] = [];
   const rules: Array<{ answer: FcmDoubleAnswer; token?: string; times: number }> = [];
   const tokenRules: Array<{ answer: TokenDoubleAnswer; times: number }> = [];
   /** Access tokens issued, and when each expires (double's clock, ms). */
   const accessTokens = new Map<string, number>();
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
   /** Streams left without an answer, and how each is answered (a send: 200 or the error given). */
   const stalled = new Map<ServerHttp2Stream, (error?: FcmDoubleError) => void>();
-  const sessions = new Set<Http2Session>();
-  const sessionIds = new WeakMap<Http2Session, number>();
-  let connections = 0;
-  let openStreams = 0;
-  let peakOpenStreams = 0;
   let issued = 0;
   let messageIds = 0;
-
-  server.on('session', (session) => {
-    sessions.add(session);
-    sessionIds.set(session, ++connections);
-    session.on('close', () => sessions.delete(session));
-    session.on('error', () => {});
-  });
-
-  const record = (entry: ReceivedMessage) => {
-    received.push(entry);
-    for (const waiter of [...waiters]) {
-      if (received.length < waiter.count) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  };
 
   const respondJson = (stream: ServerHttp2Stream, status: number, body: unknown, extra: Record<string, string> = {}) => {
     if (stream.closed || stream.destroyed) return;
@@ -204,26 +179,11 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     return { error: { code: status, message: description ?? message, status: googleStatus, ...(details.length > 0 ? { details } : {}) } };
   };
 
-  server.on('stream', (stream, headers) => {
-    openStreams += 1;
-    peakOpenStreams = Math.max(peakOpenStreams, openStreams);
-    stream.on('close', () => {
-      openStreams -= 1;
-      stalled.delete(stream);
-    });
-    stream.on('error', () => {});
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    stream.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (headers[':path'] === '/token') handleToken(stream, headers, body);
-      else handleSend(stream, headers, body);
-    });
-  });
+  const handle = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer) => {
+    const text = body.toString('utf8');
+    if (headers[':path'] === '/token') handleToken(stream, headers, text);
+    else handleSend(stream, headers, text);
+  };
 
   const handleToken = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, text: string) => {
     const form = new URLSearchParams(text);
@@ -295,7 +255,7 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     const registrationToken = typeof message?.token === 'string' ? message.token : null;
     const entry: ReceivedMessage = {
       at: now(),
-      connection: sessionIds.get(session) ?? 0,
+      connection: server.connectionOf(session),
       method: String(headers[':method']),
       path,
       accessToken: bearer?.[1] ?? null,
@@ -308,7 +268,7 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     const answerWith = (error: FcmDoubleError, extra: { field?: string; description?: string; retryAfter?: string } = {}) => {
       entry.status = FCM_DOUBLE_ERRORS[error].status;
       entry.error = extra.field === undefined ? error : `${error} ${extra.field}`;
-      record(entry);
+      log.record(entry);
       respondJson(
         stream,
         entry.status,
@@ -333,12 +293,12 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     const answer = rule?.answer;
     if (answer === undefined) {
       entry.status = 200;
-      record(entry);
+      log.record(entry);
       return respondJson(stream, 200, { name: `projects/${options.projectId}/messages/0:${Date.now()}%${(++messageIds).toString(16)}` });
     }
     if (typeof answer !== 'string') return answerWith(answer.error, { field: answer.field, retryAfter: answer.retryAfter });
     entry.error = answer;
-    record(entry);
+    log.record(entry);
     if (answer === 'stall')
       stalled.set(stream, (error) => {
         if (error === undefined) return respondJson(stream, 200, { name: `projects/${options.projectId}/messages/stalled` });
@@ -352,30 +312,30 @@ export async function startFcmDouble(options: FcmDoubleOptions): Promise<FcmDoub
     }
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  const server = await startDoubleServer({
+    name: 'Tilecast FCM test double',
+    maxConcurrentStreams: options.maxConcurrentStreams ?? 1000,
+    keepBytes: MAX_BODY_BYTES,
+    onStreamClose: (stream) => stalled.delete(stream),
+    onRequest: handle,
   });
-  const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin } = server;
 
   return {
     origin,
-    ca: cert,
-    received,
+    ca: server.cert,
+    received: log.entries,
     tokenRequests,
     answer: (rule) => void rules.push({ ...rule, times: rule.times ?? 1 }),
     answerToken: (answer, times = 1) => void tokenRules.push({ answer, times }),
     revokeAccessTokens: () => accessTokens.clear(),
-    waitForRequests: (count) => (received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    waitForRequests: (count) => log.waitFor(count),
     releaseStalled(answer) {
       for (const release of [...stalled.values()]) release(answer?.error);
       stalled.clear();
     },
-    stats: () => ({ openStreams, peakOpenStreams, connections, accessTokens: issued }),
-    async close() {
-      for (const session of sessions) session.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stats: () => ({ ...server.stats(), accessTokens: issued }),
+    close: () => server.close(),
   };
 }
 

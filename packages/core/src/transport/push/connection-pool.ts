@@ -1,6 +1,5 @@
-import type { Clock } from '../../clock.js';
-import { Http2Connection, type PushAnswer } from './connection.js';
-import type { PushRequest, RequestFormat } from './request-format.js';
+import { Http2Connection, type ConnectionSettings, type PushAnswer } from './connection.js';
+import type { PushRequest } from './request-format.js';
 
 /** Streams open and requests waiting for one, per origin. */
 export type ConnectionLoad = Record<string, { active: number; waiting: number }>;
@@ -17,14 +16,7 @@ export interface Connections<R extends PushRequest> {
   close(): Promise<void>;
 }
 
-export interface ConnectionPoolOptions<R extends PushRequest> {
-  format: RequestFormat<R>;
-  ca?: string | Buffer | Array<string | Buffer>;
-  maxConcurrentStreams: number;
-  requestTimeoutMs: number;
-  clock: Clock;
-  /** Source of the reconnect jitter, in [0, 1). */
-  random: () => number;
+export interface ConnectionPoolOptions<R extends PushRequest> extends ConnectionSettings<R> {
   /** A connection to `origin` replaced one that was lost. */
   onReconnect: (origin: string) => void;
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import { Fifo } from './fifo.js';
 import type { PushRequest, RequestFormat } from './request-format.js';
+import type { WorkerSettings } from './worker-protocol.js';
 
 /** What one request to a push service came to. */
 export type PushAnswer =
@@ -21,17 +22,17 @@ export const TRANSPORT_CLOSED: PushAnswer = Object.freeze({ kind: 'network', err
 /** The answer to a request whose place a newer one with the same key took (shared, frozen). */
 export const WITHDRAWN: PushAnswer = Object.freeze({ kind: 'withdrawn' });
 
-export interface ConnectionOptions<R extends PushRequest> {
-  origin: string;
+/** What every connection of a transport is made with, whatever its origin (the pool's and the worker's alike). */
+export interface ConnectionSettings<R extends PushRequest> extends WorkerSettings {
   /** What the requests are made of (headers, body) and how an answer's reason is read. */
   format: RequestFormat<R>;
-  ca?: string | Buffer | Array<string | Buffer>;
-  /** Streams open at once on this connection; further requests wait in order. */
-  maxConcurrentStreams: number;
-  requestTimeoutMs: number;
   clock: Clock;
   /** Source of the reconnect jitter, in [0, 1). */
   random: () => number;
+}
+
+export interface ConnectionOptions<R extends PushRequest> extends ConnectionSettings<R> {
+  origin: string;
   /** Called when a connection replaces one that was lost (GOAWAY, error, close). */
   onReconnect: () => void;
 }

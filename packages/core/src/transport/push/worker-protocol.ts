@@ -3,8 +3,11 @@ import type { ConnectionLoad } from './connection-pool.js';
 
 /** What a connection worker is started with (`workerData`). */
 export interface WorkerSettings {
+  /** CAs to trust instead of Node's defaults. */
   ca?: string | Buffer | Array<string | Buffer>;
+  /** Streams open at once per connection; further requests wait in order. */
   maxConcurrentStreams: number;
+  /** A request without an answer after this long is cancelled (it answers `timeout`). */
   requestTimeoutMs: number;
 }
 
