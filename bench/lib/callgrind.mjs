@@ -127,5 +127,15 @@ function functionName(raw, code) {
  * (`IterateObjectCache` is the collector's walk of the startup object cache, once per GC).
  */
 export function isCollectorOrCompiler(name) {
-  return /Mark|Sweep|Scaveng|Evacuat|Compact|Heap::|heap::|IterateObjectCache|compiler::|Turbofan|Maglev/.test(name);
+  return isCompiler(name) || isCollector(name);
+}
+
+/** The optimizing compiler's work (Turbofan's and Maglev's). */
+export function isCompiler(name) {
+  return /compiler::|Turbofan|Maglev/.test(name);
+}
+
+/** The collector's work: scavenges, marking, sweeping, compaction (and the heap's bookkeeping). */
+export function isCollector(name) {
+  return !isCompiler(name) && /Mark|Sweep|Scaveng|Evacuat|Compact|Heap::|heap::|IterateObjectCache/.test(name);
 }

@@ -1,5 +1,5 @@
 // Diagnostic: instructions per request or press of each server under callgrind, and their ratio.
-import { hasCallgrind, isCollectorOrCompiler } from '../lib/callgrind.mjs';
+import { hasCallgrind, isCollector, isCollectorOrCompiler, isCompiler } from '../lib/callgrind.mjs';
 import { countBoth, pressSetup, publishSetups, webhookSetup } from '../lib/instruction-setups.mjs';
 import { pinLoadGenerator } from '../lib/process.mjs';
 import { commandLine, outputDirectory } from '../lib/cli.mjs';
@@ -75,8 +75,13 @@ const sum = (costs, keep) => [...costs].reduce((total, [name, n]) => (keep(name)
 console.log(`${id}: instructions per ${setup.unit}, without the collector and the optimizing compiler`);
 console.log(`  baseline  ${Math.round(b).toLocaleString('en')}`);
 console.log(`  tilecast  ${Math.round(t).toLocaleString('en')}  (${(t / b).toFixed(3)}×, ${Math.round(t - b).toLocaleString('en')} more)`);
+const per = (costs, keep) => Math.round(sum(costs, keep) / setup.count);
 console.log(
-  `  (collector and compiler: baseline ${Math.round(sum(baseline, isCollectorOrCompiler) / setup.count)}, tilecast ${Math.round(sum(tilecast, isCollectorOrCompiler) / setup.count)})`,
+  `  (collector: baseline ${per(baseline, isCollector)}, tilecast ${per(tilecast, isCollector)}; compiler: baseline ${per(baseline, isCompiler)}, tilecast ${per(tilecast, isCompiler)})`,
+);
+const withCollector = (own, costs) => own + sum(costs, isCollector) / setup.count;
+console.log(
+  `  with the collector: baseline ${Math.round(withCollector(b, baseline)).toLocaleString('en')}, tilecast ${Math.round(withCollector(t, tilecast)).toLocaleString('en')} (${(withCollector(t, tilecast) / withCollector(b, baseline)).toFixed(3)}×)`,
 );
 if (keepIn !== undefined) console.log(`  (callgrind output and perf maps in ${keepIn})`);
 if (top > 0) {
