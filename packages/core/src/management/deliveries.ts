@@ -30,28 +30,14 @@ export interface DeliveryListInput {
 
 /**
  * A delivery job not done yet, as an operator sees it: which resource, what it sends, how
- * far it got, and who works on it. Its own shape, not the store's record, so the store
- * may keep more (the generation that names the job's version) without it showing here.
+ * far it got, and who works on it. The store's job without what stays inside the store
+ * (the generation that names the job's version, where a superseded start ends), so the
+ * store may keep more without it showing here; each field means what it means there.
  */
-export interface DeliverySummary {
-  accountId: string;
-  kind: 'activity' | 'widget';
-  slug: string;
-  /** What the job sends: an activity's `start`, `update` or `end`, or `changed` for a widget. */
-  phase: 'start' | 'update' | 'end' | 'changed';
-  /** The last device id done (devices go in ascending id order); `''` when none yet. */
-  cursor: string;
-  /** Not claimed before this time (epoch ms): a widget's push waiting for its 2-second throttle window. */
-  dueAt: number;
-  /** When the update that left this job was accepted (epoch ms). */
-  createdAt: number;
-  /** The instance that claimed it last, or null when none has yet; its lease holds until `leaseUntil`. */
-  leasedBy: string | null;
-  /** Epoch ms; 0 when never leased. A lease in the past has lapsed: any instance may resume the job. */
-  leaseUntil: number;
-  /** How many times another instance resumed it after a lease lapsed. */
-  resumed: number;
-}
+export type DeliverySummary = Pick<
+  DeliveryJob,
+  'accountId' | 'kind' | 'slug' | 'phase' | 'cursor' | 'dueAt' | 'createdAt' | 'leasedBy' | 'leaseUntil' | 'resumed'
+>;
 
 /** A push that failed for good (docs/contract/durable-delivery.md#durable-dead-letters). */
 export interface DeadLetterSummary {

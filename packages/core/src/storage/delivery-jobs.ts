@@ -42,13 +42,13 @@ export interface DeliveryJob extends DeliveryResource {
   startAbove: string | null;
   /** The last device id done (devices go in ascending id order); `''`: none yet. */
   cursor: string;
-  /** Not claimed before this time (epoch ms): a widget's trailing push waits for its throttle window. */
+  /** Not claimed before this time (epoch ms): a widget's trailing push waits for its 2-second throttle window. */
   dueAt: number;
-  /** When this generation was written (epoch ms): how old the oldest pending job is. */
+  /** When this generation was written (epoch ms): when the update that left it was accepted; how old the oldest pending job is. */
   createdAt: number;
-  /** The instance holding the lease, or null. */
+  /** The instance that claimed it last (its lease holds until `leaseUntil`), or null when none has yet. */
   leasedBy: string | null;
-  /** The lease holds until then (epoch ms); 0 when not leased. */
+  /** The lease holds until then (epoch ms); 0 when never leased. A lease in the past has lapsed: any instance may resume the job. */
   leaseUntil: number;
   /** How many times the job was claimed again after a lease lapsed (docs/contract/durable-delivery.md#durable-job-resume). */
   resumed: number;

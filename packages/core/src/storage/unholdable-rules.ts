@@ -22,8 +22,11 @@ export type Strings<T> = [T] extends [string | null | undefined]
 /** Any `Strings`, as the guard reads them. */
 export type StringSpec = true | 'json' | readonly [StringSpec] | { readonly [field: string]: StringSpec | undefined };
 
-/** The `Strings` of each argument of a method, in order; null where an argument holds none. */
-type StringsOf<A extends readonly unknown[]> = { readonly [I in keyof A]?: Strings<A[I]> | null };
+/**
+ * The `Strings` of each argument of a method, in order, every argument listed (the guard
+ * takes as many arguments as the list has); null where an argument holds none.
+ */
+type StringsOf<A extends readonly unknown[]> = { readonly [I in keyof A]-?: Strings<A[I]> | null };
 export type ArgStrings<K extends keyof Storage> = StringsOf<Args<K>>;
 
 /**
@@ -80,12 +83,12 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   getAccount: { keys: [true], absent: NULL },
   findAccountByTokenHash: { keys: [true], absent: NULL },
   setAccountTokenHash: {
-    keys: [true],
+    keys: [true, null],
     absent: FALSE,
     values: [null, true],
     exists: async (storage, accountId) => (await storage.getAccount(accountId)) !== null,
   },
-  updateAccount: { keys: [true], absent: FALSE },
+  updateAccount: { keys: [true, null], absent: FALSE },
   // An `after` no store can hold names no position: the page is empty.
   listAccounts: { keys: [{ after: true }], absent: NONE },
   createIfAbsent: {
@@ -129,28 +132,28 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   checkCredentials: { wrap: (inner) => (query) => (credentialsHold(query) ? inner(query) : checkHoldableCredentials(inner, query)) },
 
   // ── event log and stream slots: a lease is a write, its renewal and release a change
-  appendEvent: { values: [true] },
-  readEvents: { keys: [true], absent: NONE },
+  appendEvent: { values: [true, null] },
+  readEvents: { keys: [true, null], absent: NONE },
   lastEventPosition: { keys: [true], absent: ZERO },
   countEvents: 'no strings',
   subscribeEvents: 'no strings',
-  acquireEventStreamSlot: { values: [true, true] },
-  renewEventStreamSlot: { keys: [true, true], absent: FALSE },
+  acquireEventStreamSlot: { values: [true, true, null] },
+  renewEventStreamSlot: { keys: [true, true, null], absent: FALSE },
   releaseEventStreamSlot: { keys: [true, true], absent: DONE },
-  acquireDeviceStreamSlot: { values: [true, true] },
-  renewDeviceStreamSlot: { keys: [true, true], absent: FALSE },
+  acquireDeviceStreamSlot: { values: [true, true, null] },
+  renewDeviceStreamSlot: { keys: [true, true, null], absent: FALSE },
   releaseDeviceStreamSlot: { keys: [true, true], absent: DONE },
 
   // ── presses
   admitPress: { values: [{ key: true, accountId: true, note: { widgetKey: true, deviceId: true }, rules: [{ key: true }] }] },
   notePress: { values: [{ widgetKey: true, deviceId: true }] },
-  listRecentPressers: { keys: [true], absent: NONE },
+  listRecentPressers: { keys: [true, null], absent: NONE },
 
   // ── delivery jobs: a resource or holder no store can hold has no job; a claimant's
   // instance id and a cursor are recorded, and so is every string of a dead letter
-  claimDeliveryJob: { keys: [RESOURCE], absent: NULL, values: [null, null, { instanceId: true }] },
+  claimDeliveryJob: { keys: [RESOURCE, null, null], absent: NULL, values: [null, null, { instanceId: true }] },
   claimDueDeliveryJobs: { values: [{ instanceId: true }] },
-  recordDeliveryProgress: { keys: [JOB_REF], absent: FALSE, values: [null, { cursor: true }] },
+  recordDeliveryProgress: { keys: [JOB_REF, null], absent: FALSE, values: [null, { cursor: true }] },
   completeDeliveryJob: { keys: [JOB_REF], absent: FALSE },
   releaseDeliveryJob: { keys: [JOB_REF], absent: DONE },
   listDeliveryJobs: { keys: [{ accountId: true }], absent: NONE },
@@ -159,10 +162,10 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   listDeadLetters: { keys: [{ accountId: true }], absent: NONE },
 
   // ── webhooks: a missing widget answers first, as in every store
-  setWebhookMap: { keys: [true, true], absent: FALSE, values: [null, null, 'json'], exists: widgetExists },
+  setWebhookMap: { keys: [true, true, null], absent: FALSE, values: [null, null, 'json'], exists: widgetExists },
   getWebhookMap: { keys: [true, true], absent: NULL },
   claimWebhookDelivery: { values: [true, true, { instanceId: true }] },
-  recordWebhookOutcome: { keys: [true, true], absent: DONE, values: [null, null, true], exists: widgetExists },
+  recordWebhookOutcome: { keys: [true, true, null, null], absent: DONE, values: [null, null, true, null], exists: widgetExists },
   getWebhookOutcomes: { keys: [true, true], absent: () => Promise.resolve({}) },
 
   // ── APNs registrations: a missing device or activity answers first, as in every store;
@@ -170,7 +173,7 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   setApnsRegistration: {
     keys: [true, null, { ifDevice: IDENTITY }],
     absent: FALSE,
-    values: [null, { pushToStart: true, widgets: true }],
+    values: [null, { pushToStart: true, widgets: true }, null],
     exists: async (storage, deviceId, _registration, condition) => (await deviceStill(storage, deviceId, condition?.ifDevice)) !== null,
   },
   getApnsRegistration: { keys: [true], absent: NULL },
@@ -188,7 +191,7 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   setActivityPushToken: {
     keys: [true, true, true, null, { ifDevice: IDENTITY }],
     absent: FALSE,
-    values: [null, null, null, true],
+    values: [null, null, null, true, null],
     exists: async (storage, deviceId, accountId, slug, _token, condition) =>
       (await deviceStill(storage, deviceId, condition?.ifDevice))?.accountId === accountId && (await storage.getActivity(accountId, slug)) !== null,
   },
@@ -201,17 +204,17 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   setActivityChannel: {
     keys: [true, true, null, null, { ifChannel: true }],
     absent: FALSE,
-    values: [null, null, null, true],
+    values: [null, null, null, true, null],
     exists: async (storage, accountId, slug) => (await storage.getActivity(accountId, slug)) !== null,
   },
   listActivityChannels: 'no strings',
-  listChannelFollowers: { keys: [true], absent: NONE },
+  listChannelFollowers: { keys: [true, null], absent: NONE },
 
   // ── FCM tokens: as the APNs registration; a token no store can hold is never the one held
   setFcmToken: {
     keys: [true, null, { ifDevice: IDENTITY }],
     absent: FALSE,
-    values: [null, true],
+    values: [null, true, null],
     exists: async (storage, deviceId, _token, condition) => (await deviceStill(storage, deviceId, condition?.ifDevice)) !== null,
   },
   getFcmToken: { keys: [true], absent: NULL },
