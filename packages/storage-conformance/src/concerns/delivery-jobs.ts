@@ -578,6 +578,8 @@ export function deliveryJobTests(get: GetHandles): void {
     const after = await claimingWidgetUpdate(peer, account.id, widget.slug, t + 2 * W, 'b');
     expect(after).toEqual({ ...fresh(resource, 'changed', t + 2 * W), generation: expect.any(Number), leasedBy: 'b', leaseUntil: t + 2 * W + LEASE });
     expect(await peer.completeDeliveryJob(refOf(after, 'b'))).toBe(true);
+    // That claim, made by the write on the job's existing row, opened a window too.
+    expect(await claimingWidgetUpdate(storage, account.id, widget.slug, t + 2 * W + 1, 'a')).toMatchObject({ dueAt: t + 3 * W, leasedBy: null, leaseUntil: 0 });
   });
 
   it('listDeliveryJobs lists pending jobs oldest first, by account and up to limit; deliveryJobStats counts them', async () => {
