@@ -190,7 +190,12 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     logger,
     observer,
     devices,
-    widgetWrites: new WidgetWrites(storage, clock, (written) => devices.widgetChanged(written.widget, written.job)),
+    widgetWrites: new WidgetWrites(
+      storage,
+      clock,
+      (written) => devices.widgetChanged(written.widget, written.job),
+      () => devices.writeClaim(),
+    ),
     webhooks,
     bus,
     frames: createFrameCache(),

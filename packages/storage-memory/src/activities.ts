@@ -89,7 +89,7 @@ export function activityMethods(state: MemoryState): ActivityStore {
       activity.content = update.content; // handed over by the caller (Storage rules)
       activity.updatedAt = isoTime(activityUpdateTime(activity.updatedAt, update.now));
       // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
-      const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now);
+      const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now, update.claim);
       return { ok: true, activity: { ...activity, channels: { ...activity.channels } }, transition, job };
     },
   };

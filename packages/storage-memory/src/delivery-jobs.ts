@@ -11,6 +11,7 @@ import {
   type DeliveryJobStore,
   type DeliveryPhase,
   type DeliveryResource,
+  type WriteClaimTerms,
 } from '@tilecast/core/storage';
 import { inner, noteAppended, type MemoryState } from './state.js';
 
@@ -32,13 +33,15 @@ function findJob(state: MemoryState, resource: DeliveryResource): DeliveryJob | 
 /**
  * Leaves `resource`'s job as `supersedingJob` says, with a fresh generation, and returns a
  * copy. Called by the content writes in the same synchronous step as the content
- * (docs/contract/durable-delivery.md#durable-outbox).
+ * (docs/contract/durable-delivery.md#durable-outbox). With `claim`, the job is claimed in
+ * that step too when it is claimable at `now` (a widget inside its window is not).
  */
-export function writeJob(state: MemoryState, resource: DeliveryResource, phase: DeliveryPhase, now: number): DeliveryJob {
+export function writeJob(state: MemoryState, resource: DeliveryResource, phase: DeliveryPhase, now: number, claim?: WriteClaimTerms): DeliveryJob {
   const windowUntil = resource.kind === 'widget' ? (state.widgets.get(resource.accountId)?.get(resource.slug)?.windowUntil ?? 0) : 0;
   state.lastGeneration += 1;
   const job = supersedingJob(findJob(state, resource) ?? null, { resource, phase, now, generation: state.lastGeneration, windowUntil });
   inner(state.jobs, resource.accountId).set(jobKey(resource.kind, resource.slug), job);
+  if (claim !== undefined && isClaimable(job, now)) return claimInPlace(state, job, { instanceId: claim.instanceId, leaseMs: claim.leaseMs, now });
   return { ...job };
 }
 

@@ -75,7 +75,7 @@ export function widgetMethods(state: MemoryState): WidgetStore {
       entry.record.content = update.content; // handed over by the caller (Storage rules)
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
-      const job = writeJob(state, { accountId, kind: 'widget', slug }, 'changed', update.now);
+      const job = writeJob(state, { accountId, kind: 'widget', slug }, 'changed', update.now, update.claim);
       return { ok: true, widget: { ...entry.record }, job };
     },
 

@@ -1,6 +1,6 @@
 import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { type Ctx, num, prepared, toJson, transaction } from './db.js';
-import { writeJob, writtenJob } from './delivery-jobs.js';
+import { WRITTEN_JOB_COLUMNS, claimValues, writeJob, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
 import { credentialHolds } from './guard.js';
 
 interface ActivityRow {
@@ -35,31 +35,36 @@ const toActivity = (row: ActivityRow): ActivityRecord => ({
   channels: { production: row.channel_production, sandbox: row.channel_sandbox },
 });
 
-/** What an update pushed somewhere reads back: the activity and its new job's generation, `startAbove` and due time. */
-interface WrittenRow extends ActivityRow {
-  job_generation: string | number;
-  job_start_above: string | null;
-  job_due_at: string | number;
-}
+/** What an update pushed somewhere reads back: the activity and its new job's generation, `startAbove`, due time and lease. */
+interface WrittenRow extends ActivityRow, WrittenJobColumns {}
 
 export function activityMethods({ db, t }: Ctx): ActivityStore {
   // Each update's time is later than the one before (core's activityUpdateTime:
   // docs/contract/apns.md#apns-timestamp); GREATEST ignores the NULL of a first update.
   const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = GREATEST($6::bigint, updated_at + 1) WHERE account_id = $1 AND slug = $2';
   // An update pushed somewhere writes its job in the same statement as the activity
-  // (docs/contract/durable-delivery.md#durable-outbox): named, as every start, update and end runs it.
-  const withJob = (where: string) =>
+  // (docs/contract/durable-delivery.md#durable-outbox), and claims it when asked to
+  // (parameters `claim`, see `claimValues`): named, as every start, update and end runs it.
+  const withJob = (where: string, claim: [instance: string, leaseMs: string]) =>
     prepared(
       `WITH a AS (UPDATE ${t.activities} ${SET}${where} RETURNING ${COLUMNS}),
-       ${writeJob(t, 'a', { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' }, 'generation, start_above, due_at')}
-       SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at FROM a CROSS JOIN job`,
+       ${writeJob(
+         t,
+         'a',
+         { kind: `'activity'`, phase: '$7::text', now: '$6::bigint' },
+         { instance: `${claim[0]}::text`, leaseMs: `${claim[1]}::bigint` },
+         `${WRITTEN_JOB_COLUMNS}, start_above`,
+       )}
+       SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at,
+         job.leased_by AS job_leased_by, job.lease_until AS job_lease_until
+       FROM a CROSS JOIN job`,
     );
-  const writeWithJob = withJob('');
+  const writeWithJob = withJob('', ['$8', '$9']);
   // The same for an activity that is live, in one statement without a transaction (most
   // updates of a running activity): its WHERE also holds the guard and `live`, re-checked by
   // PostgreSQL on the row it locks, so it writes only what the transaction would have
   // written as an update or an end; anything else changes nothing and takes the full way.
-  const writeLiveWithJob = withJob(` AND live AND ($9::text IS NULL OR template = $9) AND ${credentialHolds(t, '$1', '$8')}`);
+  const writeLiveWithJob = withJob(` AND live AND ($11::text IS NULL OR template = $11) AND ${credentialHolds(t, '$1', '$10')}`, ['$8', '$9']);
   const written = (row: WrittenRow, transition: Exclude<ActivityTransition, 'none'>, now: number) =>
     ({
       ok: true,
@@ -120,7 +125,8 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
       const values = [accountId, slug, update.state, update.state === 'ONGOING', toJson(update.content), update.now];
       const live: ActivityTransition = update.state === 'ONGOING' ? 'update' : 'end';
       const guard = [update.guard?.tokenHash ?? null, update.guard?.template ?? null];
-      const fast = await db.query<WrittenRow>(writeLiveWithJob, [...values, live, ...guard]);
+      const claim = claimValues(update.claim);
+      const fast = await db.query<WrittenRow>(writeLiveWithJob, [...values, live, ...claim, ...guard]);
       if (fast.rows[0] !== undefined) return written(fast.rows[0], live, update.now);
       return transaction(db, async (client) => {
         const current = await client.query<{ live: boolean | null; template: string | null; credential_ok: boolean }>(
@@ -156,7 +162,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
           const { rows } = await client.query<ActivityRow>(`UPDATE ${t.activities} ${SET} RETURNING ${COLUMNS}`, values);
           return { ok: true, activity: toActivity(rows[0]!), transition, job: null } as const;
         }
-        const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition]);
+        const { rows } = await client.query<WrittenRow>(writeWithJob, [...values, transition, ...claim]);
         return written(rows[0]!, transition, update.now);
       });
     },

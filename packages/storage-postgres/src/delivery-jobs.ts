@@ -5,6 +5,7 @@ import {
   type DeliveryJobRef,
   type DeliveryJobStore,
   type DeliveryResource,
+  type WriteClaimTerms,
 } from '@tilecast/core/storage';
 import { type Ctx, type Tables, num, prepared } from './db.js';
 
@@ -64,25 +65,43 @@ const startStillOwed = (phase: string): string => `CASE
   WHEN cur.cursor > cur.start_above THEN cur.cursor
   ELSE cur.start_above END`;
 
-/** What a new job replaces in the row `cur` (core's `supersedingJob`); the values are SQL expressions. */
-const supersedingSet = (values: { generation: string; phase: string; now: string }): string => `
+/**
+ * The parameters of a claim made by the content write (`WriteClaimTerms`): the claimant's
+ * instance id (text, NULL: no claim) and the lease's length (bigint).
+ */
+export interface WriteClaimParams {
+  instance: string;
+  leaseMs: string;
+}
+
+/**
+ * What a new job replaces in the row `cur` (core's `supersedingJob`), claimed at once when
+ * `claim` names a claimant and the job is due at `now` (no widget window runs past it), as
+ * core's `claimed` of a job that nobody holds; the values are SQL expressions.
+ */
+const supersedingSet = (values: { generation: string; phase: string; now: string }, claim: WriteClaimParams): string => {
+  const claimNow = `(${claim.instance} IS NOT NULL AND cur.window_until <= ${values.now})`;
+  return `
       generation = ${values.generation},
       phase = ${values.phase},
       start_above = ${startStillOwed(values.phase)},
       cursor = '',
       due_at = GREATEST(${values.now}, cur.window_until),
       created_at = ${values.now},
-      leased_by = NULL,
-      lease_until = 0,
+      leased_by = CASE WHEN ${claimNow} THEN ${claim.instance} END,
+      lease_until = CASE WHEN ${claimNow} THEN ${values.now} + ${claim.leaseMs} ELSE 0 END,
+      window_until = CASE WHEN ${claimNow} AND cur.kind = 'widget' THEN ${values.now} + ${WIDGET_PUSH_WINDOW_MS} ELSE cur.window_until END,
       resumed = 0,
       pending = true`;
+};
 
 /**
  * The CTEs that leave the job of each row of `source` (a CTE with `account_id` and `slug`,
  * the content just written) as core's `supersedingJob` says
  * (docs/contract/durable-delivery.md#durable-supersede), in the content's own statement
- * (docs/contract/durable-delivery.md#durable-outbox), and name it `job` with the
- * `returning` columns. `kind`, `phase` and `now` are SQL expressions.
+ * (docs/contract/durable-delivery.md#durable-outbox), claimed by `claim`'s instance when
+ * it is due at once (`WriteClaimTerms`), and name it `job` with the `returning` columns.
+ * `kind`, `phase` and `now` are SQL expressions, `claim` the claim's parameters.
  *
  * The job's row usually exists (it stays after its job is done, see above): a plain
  * `UPDATE` replaces it, which costs PostgreSQL less than an `INSERT … ON CONFLICT`'s
@@ -93,23 +112,34 @@ const supersedingSet = (values: { generation: string; phase: string; now: string
  * committed a moment ago, holds the new job back
  * (docs/contract/durable-delivery.md#durable-throttle-across-instances).
  */
-export function writeJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, returning: string): string {
+export function writeJob(
+  t: Tables,
+  source: string,
+  values: { kind: string; phase: string; now: string },
+  claim: WriteClaimParams,
+  returning: string,
+): string {
   const { kind, phase, now } = values;
+  // A new row has no window: claimed whenever a claimant is named.
+  const claimed = `${claim.instance} IS NOT NULL`;
   const generation = `nextval('${t.deliveryGenerations}')`;
   const cur = returning
     .split(', ')
     .map((column) => `cur.${column}`)
     .join(', ');
   return `job_replaced AS (
-      UPDATE ${t.deliveryJobs} AS cur SET ${supersedingSet({ generation, phase, now })}
+      UPDATE ${t.deliveryJobs} AS cur SET ${supersedingSet({ generation, phase, now }, claim)}
       FROM ${source} s WHERE cur.account_id = s.account_id AND cur.kind = ${kind} AND cur.slug = s.slug
       RETURNING ${cur}
     ), job_inserted AS (
       INSERT INTO ${t.deliveryJobs} AS cur
         (account_id, kind, slug, generation, phase, start_above, cursor, due_at, created_at, leased_by, lease_until, resumed, pending, window_until)
-      SELECT account_id, ${kind}, slug, ${generation}, ${phase}, NULL, '', ${now}, ${now}, NULL, 0, 0, true, 0 FROM ${source}
+      SELECT account_id, ${kind}, slug, ${generation}, ${phase}, NULL, '', ${now}, ${now}, ${claim.instance},
+        CASE WHEN ${claimed} THEN ${now} + ${claim.leaseMs} ELSE 0 END, 0, true,
+        CASE WHEN ${claimed} AND ${kind} = 'widget' THEN ${now} + ${WIDGET_PUSH_WINDOW_MS} ELSE 0 END
+      FROM ${source}
       WHERE NOT EXISTS (SELECT 1 FROM job_replaced)
-      ON CONFLICT (account_id, kind, slug) DO UPDATE SET ${supersedingSet({ generation: 'EXCLUDED.generation', phase: 'EXCLUDED.phase', now: 'EXCLUDED.due_at' })}
+      ON CONFLICT (account_id, kind, slug) DO UPDATE SET ${supersedingSet({ generation: 'EXCLUDED.generation', phase: 'EXCLUDED.phase', now: 'EXCLUDED.due_at' }, claim)}
       RETURNING ${returning}
     ), job AS (SELECT ${returning} FROM job_replaced UNION ALL SELECT ${returning} FROM job_inserted)`;
 }
@@ -119,11 +149,16 @@ export interface WrittenJobColumns {
   job_generation: string | number;
   job_due_at: string | number;
   job_start_above?: string | null;
+  job_leased_by: string | null;
+  job_lease_until: string | number;
 }
+
+/** The job columns a content write reads back, as `writeJob`'s `returning` (`start_above` for activities). */
+export const WRITTEN_JOB_COLUMNS = 'generation, due_at, leased_by, lease_until';
 
 /**
  * The job a content write left, from what it read back: core's `supersedingJob` as the
- * statement wrote it, from the first device, not leased.
+ * statement wrote it, from the first device, leased when the write claimed it.
  */
 export function writtenJob(resource: DeliveryResource, phase: DeliveryJob['phase'], now: number, row: WrittenJobColumns): DeliveryJob {
   return {
@@ -134,11 +169,15 @@ export function writtenJob(resource: DeliveryResource, phase: DeliveryJob['phase
     cursor: '',
     dueAt: num(row.job_due_at),
     createdAt: now,
-    leasedBy: null,
-    leaseUntil: 0,
+    leasedBy: row.job_leased_by,
+    leaseUntil: num(row.job_lease_until),
     resumed: 0,
   };
 }
+
+/** The parameters of `claim` as `writeJob`'s statement takes them (`WriteClaimParams`): null for both without a claim. */
+export const claimValues = (claim: WriteClaimTerms | undefined): [string | null, number | null] =>
+  claim === undefined ? [null, null] : [claim.instanceId, claim.leaseMs];
 
 /**
  * Core's `claimed` for the row `j` (parameters: the instance, `now`, `leaseMs`); a widget's

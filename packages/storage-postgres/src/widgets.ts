@@ -1,6 +1,6 @@
 import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
-import { writeJob, writtenJob } from './delivery-jobs.js';
+import { WRITTEN_JOB_COLUMNS, claimValues, writeJob, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 interface WidgetRow {
@@ -17,11 +17,8 @@ const COLUMNS = 'account_id, slug, template, stale_after, privacy, content, upda
 /** Every column but the content (a write's caller already has that). */
 const WRITTEN_COLUMNS = 'account_id, slug, template, stale_after, privacy, updated_at';
 
-/** What `setWidgetContent` reads back: the widget but its content, and its new job's generation and due time. */
-interface WrittenRow extends Omit<WidgetRow, 'content'> {
-  job_generation: string | number;
-  job_due_at: string | number;
-}
+/** What `setWidgetContent` reads back: the widget but its content, and its new job's generation, due time and lease. */
+interface WrittenRow extends Omit<WidgetRow, 'content'>, WrittenJobColumns {}
 
 const toWidget = (row: WidgetRow): WidgetRecord => ({
   accountId: row.account_id,
@@ -37,7 +34,8 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
   // The hottest statement (every PATCH /widget): named, so it is planned once per connection.
   // The widget's job is written by the same statement (docs/contract/durable-delivery.md#durable-outbox),
   // after the widget row is locked: of two updates of a widget, the later one draws the
-  // higher generation.
+  // higher generation. With a claimant ($9, $10: `claimValues`), a job due at once is
+  // claimed by the same statement.
   const setContent = prepared(
     `WITH w AS (
        UPDATE ${t.widgets} SET content = $3::json,
@@ -46,8 +44,9 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
        WHERE account_id = $1 AND slug = $2 AND ($7::text IS NULL OR template = $7)
          AND ${credentialHolds(t, '$1', '$8')}
        RETURNING ${WRITTEN_COLUMNS}
-     ), ${writeJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, 'generation, due_at')}
-     SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at FROM w CROSS JOIN job`,
+     ), ${writeJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, { instance: '$9::text', leaseMs: '$10::bigint' }, WRITTEN_JOB_COLUMNS)}
+     SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at, job.leased_by AS job_leased_by, job.lease_until AS job_lease_until
+     FROM w CROSS JOIN job`,
   );
   // Every press: one statement, and only three small values come back, never the content.
   // The action rule is core's `actionKindIn`: the first element of `actions` whose `id` is
@@ -123,6 +122,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
         update.now,
         guard?.template ?? null,
         guard?.tokenHash ?? null,
+        ...claimValues(update.claim),
       ]);
       const row = rows[0];
       if (row)

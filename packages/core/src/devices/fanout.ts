@@ -5,7 +5,7 @@ import { JobRunner, type StreamReach } from '../delivery/job-runner.js';
 import { sendPaced } from '../delivery/paced-send.js';
 import type { Logger } from '../logger.js';
 import type { SafeObserver } from '../observer.js';
-import type { DeliveryJob } from '../storage/delivery-jobs.js';
+import type { DeliveryJob, WriteClaimTerms } from '../storage/delivery-jobs.js';
 import type { ActivityRecord, ActivityTransition, WidgetRecord } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { widgetKey } from '../storage/widget-key.js';
@@ -36,6 +36,14 @@ export interface DeliveryOptions {
 export const DEFAULT_DELIVERY = { leaseMs: 30_000, pollMs: 2_000, maxJobs: 8 } as const;
 
 export interface DeviceFanout {
+  /**
+   * The claim a content write of this instance passes to the store (`WriteClaimTerms`), so
+   * that the job it leaves is claimed in the write itself; undefined while this instance
+   * would not run that job now (closed, or nobody to reach from here: the pollers take it).
+   * The job the write returns, leased to this instance, then goes to `activityChanged` or
+   * `widgetChanged`, which run it without claiming it again.
+   */
+  writeClaim(): WriteClaimTerms | undefined;
   /** Delivers an activity's new state: `job` is what its update left (null for `none`). */
   activityChanged(activity: ActivityRecord, transition: ActivityTransition, job: DeliveryJob | null): void;
   /** Delivers a widget's latest content, throttled per widget by its job's due time. */
@@ -107,6 +115,20 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     void settled.finally(() => inFlight.delete(settled));
   };
   const terms = () => ({ instanceId, now: clock.now(), leaseMs: options.leaseMs });
+  const writeTerms: WriteClaimTerms = { instanceId, leaseMs: options.leaseMs };
+
+  /** Whether the write that returned `job` claimed it for this instance (see `writeClaim`). */
+  const heldHere = (job: DeliveryJob): boolean => job.leasedBy === instanceId;
+
+  /**
+   * Runs a job this instance's write claimed. Closed meanwhile: the lease is given back, so
+   * that another instance takes the job at once rather than when the lease lapses.
+   */
+  const runHeld = (job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<void> => {
+    if (!closed) return runner.run(job, written);
+    const { accountId, kind, slug, generation } = job;
+    return storage.releaseDeliveryJob({ accountId, kind, slug, generation, instanceId });
+  };
 
   /**
    * Claims the job this instance wrote and runs it; null (someone else has it, or it was
@@ -173,11 +195,12 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
    * promise, no timer per `PATCH` then.
    */
   const widgetDelivery = (widget: WidgetRecord, job: DeliveryJob): Promise<void> | undefined => {
+    const held = heldHere(job);
     // Nobody to reach from here: the job is left to the pollers (see `activityChanged`).
-    if (!hasReceivers()) return undefined;
-    if (job.dueAt <= clock.now()) {
+    if (!held && !hasReceivers()) return undefined;
+    if (held || job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => claimAndRun(job, widget));
+      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => (held ? runHeld(job, widget) : claimAndRun(job, widget)));
     }
     return confirmPressers(widget).then(() => {
       if (!closed) claimWhenDue(job);
@@ -208,12 +231,18 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   };
 
   return {
+    // An instance that can reach no device does not claim the job it writes: the next poll
+    // of any instance does (docs/contract/durable-delivery.md#durable-nobody-to-reach), so
+    // one that can reach a device delivers it, and one that cannot finishes it unsent.
+    writeClaim: () => (closed || !hasReceivers() ? undefined : writeTerms),
     activityChanged(activity, transition, job) {
-      // An instance that can reach no device does not claim the job it wrote: the next poll
-      // of any instance does (docs/contract/durable-delivery.md#durable-nobody-to-reach), so
-      // one that can reach a device delivers it, and one that cannot finishes it unsent.
+      if (transition === 'none' || job === null) return;
       // A broadcast activity's channels may be set by a run after this write: its run reads them.
-      if (transition !== 'none' && job !== null && hasReceivers()) track(claimAndRun(job, activity.delivery === 'tokens' ? activity : undefined));
+      const written = activity.delivery === 'tokens' ? activity : undefined;
+      // Claimed by the write (see `writeClaim`); else, by a store that ignores the claim or
+      // with no claim asked, claimed now unless nobody can be reached from here.
+      if (heldHere(job)) track(runHeld(job, written));
+      else if (hasReceivers()) track(claimAndRun(job, written));
     },
     widgetChanged(widget, job) {
       const delivering = widgetDelivery(widget, job);

@@ -43,6 +43,7 @@ export async function updateActivity(
     content: validated.output,
     now: context.clock.now(),
     guard: { tokenHash, template },
+    claim: context.devices.writeClaim(),
   });
   if (!result.ok) fail(refusalError(result.reason, 'activity'));
 

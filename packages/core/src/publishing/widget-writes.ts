@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { WriteClaimTerms } from '../storage/delivery-jobs.js';
 import type { WidgetContentResult } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { widgetKey } from '../storage/widget-key.js';
@@ -50,6 +51,8 @@ export class WidgetWrites {
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly written: (result: Extract<WidgetContentResult, { ok: true }>) => void,
+    /** The claim each write passes to the store (the fan-out's `writeClaim`): asked per write, none by default. */
+    private readonly claim: () => WriteClaimTerms | undefined = () => undefined,
   ) {}
 
   write(accountId: string, slug: string, write: WidgetWrite): Promise<WidgetContentResult> {
@@ -75,7 +78,7 @@ export class WidgetWrites {
 
   /** One write to the store; once it settled, the next batch of the widget goes (`#next`). */
   #store(key: string, accountId: string, slug: string, guard: WidgetWrite['guard'], content: unknown, staleAfter: number | null | undefined) {
-    return this.storage.setWidgetContent(accountId, slug, { content, staleAfter, now: this.clock.now(), guard }).then(
+    return this.storage.setWidgetContent(accountId, slug, { content, staleAfter, now: this.clock.now(), guard, claim: this.claim() }).then(
       (result) => {
         // The widget's next batch goes whatever `written` does: a queue left waiting would hold every later update.
         try {

@@ -127,6 +127,14 @@ export interface DeliveryClaimTerms {
   leaseMs: number;
 }
 
+/**
+ * A claim made by the content write itself (`applyActivityUpdate`, `setWidgetContent`): the
+ * terms of `claimDeliveryJob` but `now`, which is the write's own. The instance that accepts
+ * an update runs its job at once, so it claims it in the write rather than one round trip
+ * later (docs/decisions/0117-claim-in-the-write.md).
+ */
+export type WriteClaimTerms = Omit<DeliveryClaimTerms, 'now'>;
+
 /** Dead letters are kept this long, then purged (docs/contract/durable-delivery.md#durable-dead-letters). */
 export const DEAD_LETTER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

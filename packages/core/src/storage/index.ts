@@ -18,6 +18,7 @@ export {
   type DeliveryJob,
   type DeliveryJobRef,
   type DeliveryClaimTerms,
+  type WriteClaimTerms,
   type DeadLetter,
   type DeadLetterQuery,
   type DeliveryJobQuery,

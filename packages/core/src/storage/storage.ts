@@ -34,6 +34,7 @@ import type {
   DeliveryJobRef,
   DeliveryJobStats,
   DeliveryResource,
+  WriteClaimTerms,
 } from './delivery-jobs.js';
 
 /**
@@ -147,11 +148,13 @@ export interface ActivityStore {
    * quota Q yield exactly min(N, Q) successes, across instances.
    * The `guard`'s conditions are checked in that same step; refusals come in the order
    * `credential_changed`, `not_found`, `template_mismatch`, `quota_exceeded`.
+   * With `claim`, the job the update leaves is also claimed in that step, as described at
+   * `DeliveryJobStore`.
    */
   applyActivityUpdate(
     accountId: string,
     slug: string,
-    update: { state: ActivityStateName; content: unknown; now: number; guard?: WriteGuard },
+    update: { state: ActivityStateName; content: unknown; now: number; guard?: WriteGuard; claim?: WriteClaimTerms },
   ): Promise<ActivityUpdateResult>;
   /** The account's activities, sorted by slug. */
   listActivities(accountId: string): Promise<ActivityRecord[]>;
@@ -175,11 +178,13 @@ export interface WidgetStore {
    * setting, `null` clears it. Returns the updated record, or why nothing was written,
    * in this order: a guarded credential that no longer holds (`credential_changed`), no
    * such widget (`not_found`), a guarded template that differs (`template_mismatch`).
+   * With `claim`, the job the write leaves is also claimed in that step when it is due at
+   * once (no throttle window runs), as described at `DeliveryJobStore`.
    */
   setWidgetContent(
     accountId: string,
     slug: string,
-    update: { content: unknown; staleAfter: number | null | undefined; now: number; guard?: WriteGuard },
+    update: { content: unknown; staleAfter: number | null | undefined; now: number; guard?: WriteGuard; claim?: WriteClaimTerms },
   ): Promise<WidgetContentResult>;
   /** The account's widgets, sorted by slug. */
   listWidgets(accountId: string): Promise<WidgetRecord[]>;
@@ -330,13 +335,24 @@ export interface PressStore {
  * the widget is claimed), so the throttle holds across instances
  * (docs/contract/durable-delivery.md#durable-throttle-across-instances). Deleting the
  * activity, widget or account deletes its job.
+ *
+ * A content write given `claim` (`WriteClaimTerms`) also claims the job it leaves, in the
+ * same atomic step, exactly as `claimDeliveryJob(job, job.generation, { ...claim, now })`
+ * would right after it: when the new job is claimable at the write's `now` (an activity's
+ * always; a widget's when no throttle window runs), the job returned is
+ * `claimed(job, { ...claim, now })` (leased to `claim.instanceId` until `now +
+ * claim.leaseMs`), and a widget's window then runs until `now + WIDGET_PUSH_WINDOW_MS`. A
+ * job not due yet is left unleased, due at its window's end, as without `claim`. The
+ * instance that accepts an update claims its job this way, one round trip fewer than a
+ * separate `claimDeliveryJob` (docs/decisions/0117-claim-in-the-write.md).
  */
 export interface DeliveryJobStore {
   /**
    * **ATOMIC.** Claims the job of `resource` if it still has `generation`, is claimable
    * (`isClaimable`) and the result is `claimed(job, terms)`; for a widget the throttle
    * window then runs until `terms.now + WIDGET_PUSH_WINDOW_MS`. Null otherwise. The
-   * instance that accepted an update claims its job this way at once.
+   * instance that accepted an update claims its job this way when its write did not (a
+   * widget's trailing push, a store that ignores `claim`).
    */
   claimDeliveryJob(resource: DeliveryResource, generation: number, terms: DeliveryClaimTerms): Promise<DeliveryJob | null>;
   /**

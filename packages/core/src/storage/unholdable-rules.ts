@@ -65,12 +65,16 @@ const JOB_REF = { ...RESOURCE, instanceId: true } as const;
 
 /**
  * `setWidgetContent` and `applyActivityUpdate`: a write to a record that cannot exist, or
- * guarded by a token hash no account holds, is refused in `writeRefusal`'s order.
+ * guarded by a token hash no account holds, is refused in `writeRefusal`'s order. A claim's
+ * instance id is recorded on the job (a missing record is refused first, as in every store).
  */
-const GUARDED_PUBLISH = {
-  keys: [true, true, { guard: { tokenHash: true } }],
-  absent: (storage: Storage, accountId: string, _slug: string, update: { guard?: WriteGuard }) => absentWrite(storage, accountId, update.guard),
-} as const;
+const guardedPublish = (exists: (storage: Storage, accountId: string, slug: string) => Promise<boolean>) =>
+  ({
+    keys: [true, true, { guard: { tokenHash: true } }],
+    absent: (storage: Storage, accountId: string, _slug: string, update: { guard?: WriteGuard }) => absentWrite(storage, accountId, update.guard),
+    values: [null, null, { claim: { instanceId: true } }],
+    exists: (storage: Storage, accountId: string, slug: string) => exists(storage, accountId, slug),
+  }) as const;
 
 /**
  * Every `Storage` method and its strings, by the rules header of `storage.ts`. Typed
@@ -99,14 +103,14 @@ export const UNHOLDABLE_RULES: { readonly [K in keyof Storage]-?: UnholdableRule
   putActivity: { values: [{ accountId: true, slug: true }] },
   deleteActivity: { keys: [true, true], absent: FALSE },
   getActivity: { keys: [true, true], absent: NULL },
-  applyActivityUpdate: GUARDED_PUBLISH,
+  applyActivityUpdate: guardedPublish(async (storage, accountId, slug) => (await storage.getActivity(accountId, slug)) !== null),
   listActivities: { keys: [true], absent: NONE },
 
   // ── widgets
   putWidget: { values: [{ accountId: true, slug: true }] },
   deleteWidget: { keys: [true, true], absent: FALSE },
   getWidget: { keys: [true, true], absent: NULL },
-  setWidgetContent: GUARDED_PUBLISH,
+  setWidgetContent: guardedPublish(widgetExists),
   listWidgets: { keys: [true], absent: NONE },
   listWidgetsSharedWith: { keys: [true], absent: NONE },
   shareWidget: { keys: [true, true, true], absent: FALSE },

@@ -51,6 +51,19 @@ async function widgetUpdate(storage: Storage, accountId: string, slug: string, n
   return written(await storage.setWidgetContent(accountId, slug, { content: content(now), staleAfter: undefined, now })).job;
 }
 
+/** What a content write given `claim` terms for `instanceId` returns as its job. */
+async function claimingActivityUpdate(storage: Storage, accountId: string, slug: string, now: number, instanceId: string): Promise<DeliveryJob> {
+  const claim = { instanceId, leaseMs: LEASE };
+  const result = written(await storage.applyActivityUpdate(accountId, slug, { state: 'ONGOING', content: content(now), now, claim }));
+  if (result.job === null) throw new Error(`the ${result.transition} update left no job`);
+  return result.job;
+}
+
+async function claimingWidgetUpdate(storage: Storage, accountId: string, slug: string, now: number, instanceId: string): Promise<DeliveryJob> {
+  const claim = { instanceId, leaseMs: LEASE };
+  return written(await storage.setWidgetContent(accountId, slug, { content: content(now), staleAfter: undefined, now, claim })).job;
+}
+
 /** A widget of a new account with one update at `now`: its job. */
 async function newWidgetJob(storage: Storage, now: number): Promise<DeliveryJob> {
   const account = await newAccount(storage);
@@ -432,9 +445,146 @@ export function deliveryJobTests(get: GetHandles): void {
     expect(await jobsOf(storage, other.id)).toEqual([]);
   });
 
+  it('a content write with claim terms returns its job leased to that instance; no other claimant gets it while the lease holds', async () => {
+    const handles = get();
+    const { storage, peer } = handles;
+    const t = hour(12);
+    const account = await newAccount(storage);
+    const activity = await newActivity(storage, account.id);
+    const widget = await newWidget(storage, account.id);
+    const activityResource = { accountId: account.id, kind: 'activity', slug: activity.slug } as const;
+    const widgetResource = { accountId: account.id, kind: 'widget', slug: widget.slug } as const;
+
+    const started = await claimingActivityUpdate(storage, account.id, activity.slug, t, 'a');
+    expect(started).toEqual({ ...fresh(activityResource, 'start', t), generation: expect.any(Number), leasedBy: 'a', leaseUntil: t + LEASE });
+    const changed = await claimingWidgetUpdate(peer, account.id, widget.slug, t, 'b');
+    expect(changed).toEqual({ ...fresh(widgetResource, 'changed', t), generation: expect.any(Number), leasedBy: 'b', leaseUntil: t + LEASE });
+    expect(await jobsOf(peer, account.id)).toEqual([started, changed]);
+
+    // Held: neither the claimant itself nor racing claimants on both handles get it before the lease lapses.
+    expect(await storage.claimDeliveryJob(activityResource, started.generation, terms('a', t))).toBeNull();
+    expect(await raceClaims(handles, started, t + LEASE - 1, 20)).toEqual([]);
+    expect(await raceClaims(handles, changed, t + LEASE - 1, 20)).toEqual([]);
+    // The lease is the claimant's: its progress renews it, and it completes the job.
+    expect(await storage.recordDeliveryProgress(refOf(started, 'a'), { cursor: 'dev-1', now: t + 1, leaseMs: LEASE })).toBe(true);
+    expect(await peer.completeDeliveryJob(refOf(changed, 'b'))).toBe(true);
+
+    // A write refused, or pushed nowhere, claims nothing and leaves the held job as it was.
+    const claim = { instanceId: 'c', leaseMs: LEASE };
+    expect(
+      await peer.applyActivityUpdate(account.id, activity.slug, { state: 'ONGOING', content: content(3), now: t + 2, guard: { template: 'countdown' }, claim }),
+    ).toEqual({
+      ok: false,
+      reason: 'template_mismatch',
+    });
+    expect(
+      await peer.setWidgetContent(account.id, widget.slug, {
+        content: content(3),
+        staleAfter: undefined,
+        now: t + 2,
+        guard: { tokenHash: randomHash() },
+        claim,
+      }),
+    ).toEqual({
+      ok: false,
+      reason: 'credential_changed',
+    });
+    const idle = await newActivity(storage, account.id);
+    expect(written(await peer.applyActivityUpdate(account.id, idle.slug, { state: 'IDLE', content: content(3), now: t + 2, claim }))).toMatchObject({
+      transition: 'none',
+      job: null,
+    });
+    expect(await jobsOf(storage, account.id)).toEqual([{ ...started, cursor: 'dev-1', leaseUntil: t + 1 + LEASE }]);
+    expect(await storage.completeDeliveryJob(refOf(started, 'a'))).toBe(true);
+  });
+
+  it('a job claimed by its write is resumed by another claimant once the lease lapsed; the writer can then change nothing', async () => {
+    const handles = get();
+    const { storage, peer } = handles;
+    const t = hour(13);
+    const account = await newAccount(storage);
+    const activity = await newActivity(storage, account.id);
+    const job = await claimingActivityUpdate(storage, account.id, activity.slug, t, 'a');
+    expect(await storage.recordDeliveryProgress(refOf(job, 'a'), { cursor: 'dev-0100', now: t + 1_000, leaseMs: LEASE })).toBe(true);
+
+    const [resumed, ...others] = await raceClaims(handles, job, t + 1_000 + LEASE, 20);
+    expect(others).toEqual([]);
+    expect(resumed).toEqual({ ...job, cursor: 'dev-0100', leasedBy: expect.stringMatching(/^racer-/), leaseUntil: t + 1_000 + 2 * LEASE, resumed: 1 });
+    expect(await storage.recordDeliveryProgress(refOf(job, 'a'), { cursor: 'dev-0900', now: t + 1_001 + LEASE, leaseMs: LEASE })).toBe(false);
+    expect(await storage.completeDeliveryJob(refOf(job, 'a'))).toBe(false);
+    expect(await jobsOf(peer, account.id)).toEqual([resumed]);
+    expect(await peer.completeDeliveryJob(refOf(job, resumed!.leasedBy!))).toBe(true);
+  });
+
+  it('a superseding write with claim terms claims the new generation for its own instance; the old holder stops', async () => {
+    const handles = get();
+    const { storage, peer } = handles;
+    const t = hour(14);
+    const account = await newAccount(storage);
+    const activity = await newActivity(storage, account.id);
+    const resource = { accountId: account.id, kind: 'activity', slug: activity.slug } as const;
+    const old = await claimingActivityUpdate(storage, account.id, activity.slug, t, 'a');
+    expect(await storage.recordDeliveryProgress(refOf(old, 'a'), { cursor: 'dev-m', now: t + 1, leaseMs: LEASE })).toBe(true);
+
+    // Superseded inside the old lease: the new generation is claimed by the writer, the start still owed above dev-m.
+    const newer = await claimingActivityUpdate(peer, account.id, activity.slug, t + 2, 'b');
+    expect(newer).toEqual({
+      ...fresh(resource, 'update', t + 2),
+      generation: expect.any(Number),
+      startAbove: 'dev-m',
+      leasedBy: 'b',
+      leaseUntil: t + 2 + LEASE,
+    });
+    expect(newer.generation).toBeGreaterThan(old.generation);
+    expect(await storage.recordDeliveryProgress(refOf(old, 'a'), { cursor: 'dev-z', now: t + 3, leaseMs: LEASE })).toBe(false);
+    expect(await storage.claimDeliveryJob(resource, newer.generation, terms('a', t + 3))).toBeNull();
+    expect(await jobsOf(storage, account.id)).toEqual([newer]);
+
+    // Concurrent superseding writes on both handles: each claims its own generation; the job
+    // left is the latest one, leased to its writer, and no claimant takes it from there.
+    const jobs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => claimingActivityUpdate(either(handles, i), account.id, activity.slug, t + 10, `writer-${i}`)),
+    );
+    jobs.forEach((job, i) => expect(job).toMatchObject({ leasedBy: `writer-${i}`, leaseUntil: t + 10 + LEASE, resumed: 0 }));
+    const latest = jobs.reduce((a, b) => (b.generation > a.generation ? b : a));
+    expect(new Set(jobs.map((job) => job.generation)).size).toBe(12);
+    expect(await jobsOf(peer, account.id)).toEqual([latest]);
+    expect(await raceClaims(handles, latest, t + 10 + LEASE - 1, 10)).toEqual([]);
+    expect(await peer.completeDeliveryJob(refOf(latest, latest.leasedBy!))).toBe(true);
+  });
+
+  it("a widget write with claim terms inside the widget's throttle window is not claimed: its job waits for the window's end", async () => {
+    const { storage, peer } = get();
+    const t = hour(15);
+    const account = await newAccount(storage);
+    const widget = await newWidget(storage, account.id);
+    const resource = { accountId: account.id, kind: 'widget', slug: widget.slug } as const;
+    // Claimed by its write: the window runs from then, as after `claimDeliveryJob`.
+    const first = await claimingWidgetUpdate(storage, account.id, widget.slug, t, 'a');
+    expect(first).toMatchObject({ dueAt: t, leasedBy: 'a', leaseUntil: t + LEASE });
+
+    const second = await claimingWidgetUpdate(peer, account.id, widget.slug, t + 500, 'b');
+    expect(second).toEqual({ ...fresh(resource, 'changed', t + 500, t + W), generation: expect.any(Number) });
+    const third = await claimingWidgetUpdate(storage, account.id, widget.slug, t + W - 1, 'a');
+    expect(third).toEqual({ ...fresh(resource, 'changed', t + W - 1, t + W), generation: expect.any(Number) });
+    expect(await jobsOf(peer, account.id)).toEqual([third]);
+    expect(await peer.claimDueDeliveryJobs({ ...terms('b', t + W - 1), limit: 10 })).toEqual([]);
+    const [trailing] = await peer.claimDueDeliveryJobs({ ...terms('b', t + W), limit: 10 });
+    expect(trailing).toEqual({ ...third, leasedBy: 'b', leaseUntil: t + W + LEASE });
+    expect(await peer.completeDeliveryJob(refOf(third, 'b'))).toBe(true);
+
+    // The trailing claim opened the next window: a write in it waits too; one after it is claimed at once.
+    expect(await claimingWidgetUpdate(storage, account.id, widget.slug, t + W + 1, 'a')).toMatchObject({ dueAt: t + 2 * W, leasedBy: null, leaseUntil: 0 });
+    const after = await claimingWidgetUpdate(peer, account.id, widget.slug, t + 2 * W, 'b');
+    expect(after).toEqual({ ...fresh(resource, 'changed', t + 2 * W), generation: expect.any(Number), leasedBy: 'b', leaseUntil: t + 2 * W + LEASE });
+    expect(await peer.completeDeliveryJob(refOf(after, 'b'))).toBe(true);
+    // That claim, made by the write on the job's existing row, opened a window too.
+    expect(await claimingWidgetUpdate(storage, account.id, widget.slug, t + 2 * W + 1, 'a')).toMatchObject({ dueAt: t + 3 * W, leasedBy: null, leaseUntil: 0 });
+  });
+
   it('listDeliveryJobs lists pending jobs oldest first, by account and up to limit; deliveryJobStats counts them', async () => {
     const { storage, peer } = get();
-    const t = hour(11); // the lowest hour: these are the oldest jobs of the store
+    const t = hour(20); // the lowest hour: these are the oldest jobs of the store
     const before = await storage.deliveryJobStats();
     const a = await newAccount(storage);
     const [activity, widget] = [await newActivity(storage, a.id), await newWidget(storage, a.id)];

@@ -52,6 +52,9 @@ export function unholdableValueTests(get: GetHandles): void {
       expect(await storage.applyActivityUpdate(bad, activity.slug, update())).toEqual({ ok: false, reason: 'not_found' });
       expect(await storage.applyActivityUpdate(bad, activity.slug, update(account.tokenHash))).toEqual({ ok: false, reason: 'credential_changed' });
       expect(await storage.applyActivityUpdate(account.id, activity.slug, update(bad))).toEqual({ ok: false, reason: 'credential_changed' });
+      // A claim no store can hold, for an activity that does not exist: no such activity first.
+      const claim = { instanceId: bad, leaseMs: 30_000 };
+      expect(await storage.applyActivityUpdate(account.id, uid('act'), { ...update(account.tokenHash), claim })).toEqual({ ok: false, reason: 'not_found' });
       expect(await storage.deleteActivity(account.id, bad)).toBe(false);
       expect(await storage.deleteActivity(bad, activity.slug)).toBe(false);
       expect(await storage.listActivities(bad)).toEqual([]);
@@ -75,6 +78,10 @@ export function unholdableValueTests(get: GetHandles): void {
       expect(await storage.setWidgetContent(bad, widget.slug, write())).toEqual({ ok: false, reason: 'not_found' });
       expect(await storage.setWidgetContent(bad, widget.slug, write(account.tokenHash))).toEqual({ ok: false, reason: 'credential_changed' });
       expect(await storage.setWidgetContent(account.id, widget.slug, write(bad))).toEqual({ ok: false, reason: 'credential_changed' });
+      // A claim no store can hold, for a widget that does not exist: no such widget first.
+      const claim = { instanceId: bad, leaseMs: 30_000 };
+      expect(await storage.setWidgetContent(account.id, bad, { ...write(account.tokenHash), claim })).toEqual({ ok: false, reason: 'not_found' });
+      expect(await storage.setWidgetContent(account.id, uid('wid'), { ...write(randomHash()), claim })).toEqual({ ok: false, reason: 'credential_changed' });
       expect(await storage.deleteWidget(account.id, bad)).toBe(false);
       expect(await storage.listWidgets(bad)).toEqual([]);
       expect(await storage.listWidgetsSharedWith(bad)).toEqual([]);
@@ -235,6 +242,26 @@ export function unholdableValueTests(get: GetHandles): void {
         ['notePress widget', () => storage.notePress({ widgetKey: bad, deviceId: device.id, until: T0 + 1 })],
         ['notePress device', () => storage.notePress({ widgetKey: uid('w'), deviceId: bad, until: T0 + 1 })],
         ['claimDeliveryJob instance', () => storage.claimDeliveryJob(job, job.generation, { instanceId: bad, now: T0, leaseMs: 30_000 })],
+        [
+          'applyActivityUpdate claim',
+          () =>
+            storage.applyActivityUpdate(account.id, activity.slug, {
+              state: 'ONGOING',
+              content: content(2),
+              now: T0,
+              claim: { instanceId: bad, leaseMs: 30_000 },
+            }),
+        ],
+        [
+          'setWidgetContent claim',
+          () =>
+            storage.setWidgetContent(account.id, widget.slug, {
+              content: content(2),
+              staleAfter: undefined,
+              now: T0,
+              claim: { instanceId: bad, leaseMs: 30_000 },
+            }),
+        ],
         ['claimDueDeliveryJobs instance', () => storage.claimDueDeliveryJobs({ instanceId: bad, now: T0, leaseMs: 30_000, limit: 10 })],
         ['recordDeliveryProgress cursor', () => storage.recordDeliveryProgress(ref, { cursor: bad, now: T0, leaseMs: 30_000 })],
         ['addDeadLetters account', () => storage.addDeadLetters([{ ...letter, accountId: bad }])],
