@@ -131,7 +131,7 @@ export interface DeliveryClaimTerms {
  * A claim made by the content write itself (`applyActivityUpdate`, `setWidgetContent`): the
  * terms of `claimDeliveryJob` but `now`, which is the write's own. The instance that accepts
  * an update runs its job at once, so it claims it in the write rather than one round trip
- * later (docs/decisions/0117-claim-in-the-write.md).
+ * later (docs/decisions/0118-claim-in-the-write.md).
  */
 export type WriteClaimTerms = Omit<DeliveryClaimTerms, 'now'>;
 

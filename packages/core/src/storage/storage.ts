@@ -344,7 +344,7 @@ export interface PressStore {
  * claim.leaseMs`), and a widget's window then runs until `now + WIDGET_PUSH_WINDOW_MS`. A
  * job not due yet is left unleased, due at its window's end, as without `claim`. The
  * instance that accepts an update claims its job this way, one round trip fewer than a
- * separate `claimDeliveryJob` (docs/decisions/0117-claim-in-the-write.md).
+ * separate `claimDeliveryJob` (docs/decisions/0118-claim-in-the-write.md).
  */
 export interface DeliveryJobStore {
   /**

@@ -73,7 +73,7 @@ async function setup(withTransport: boolean) {
   return { ...store, clock, transport, tilecast, token };
 }
 
-describe('the accepting instance claims its job in the write (docs/decisions/0117-claim-in-the-write.md)', () => {
+describe('the accepting instance claims its job in the write (docs/decisions/0118-claim-in-the-write.md)', () => {
   it('runs the job its write claimed without a separate claim, for an activity and a widget', async () => {
     const { storage, writeClaims, separateClaims, transport, tilecast, token } = await setup(true);
     expect(await tilecast.handle(activityPatch(token, 0.5))).toMatchObject({ status: 200 });
