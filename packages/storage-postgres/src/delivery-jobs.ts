@@ -112,13 +112,7 @@ const supersedingSet = (values: { generation: string; phase: string; now: string
  * committed a moment ago, holds the new job back
  * (docs/contract/durable-delivery.md#durable-throttle-across-instances).
  */
-export function writeJob(
-  t: Tables,
-  source: string,
-  values: { kind: string; phase: string; now: string },
-  claim: WriteClaimParams,
-  returning: string,
-): string {
+export function writeJob(t: Tables, source: string, values: { kind: string; phase: string; now: string }, claim: WriteClaimParams, returning: string): string {
   const { kind, phase, now } = values;
   // A new row has no window: claimed whenever a claimant is named.
   const claimed = `${claim.instance} IS NOT NULL`;

@@ -1,6 +1,14 @@
 import type { KeyObject } from 'node:crypto';
 import type { ActivityBroadcast, ActivityPush, BroadcastResult, DeviceTransport, WidgetPush } from '@tilecast/core';
-import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
+import {
+  createPushPipeline,
+  pushConnections,
+  pushKey,
+  pushTransportSettings,
+  workerScriptPath,
+  type PushBacklog,
+  type PushTransportOptions,
+} from '@tilecast/core/push';
 import { createBroadcasting } from './broadcasting.js';
 import { type ApnsCounters, zeroCounters } from './counters.js';
 import { apnsDeliveryRules, type ApnsResult } from './delivery.js';

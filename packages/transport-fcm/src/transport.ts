@@ -1,5 +1,13 @@
 import type { ActivityPush, DeviceTransport, PushOutcome, PushReport, WidgetPush } from '@tilecast/core';
-import { createPushPipeline, pushConnections, pushKey, pushTransportSettings, workerScriptPath, type PushBacklog, type PushTransportOptions } from '@tilecast/core/push';
+import {
+  createPushPipeline,
+  pushConnections,
+  pushKey,
+  pushTransportSettings,
+  workerScriptPath,
+  type PushBacklog,
+  type PushTransportOptions,
+} from '@tilecast/core/push';
 import { AccessToken } from './access-token.js';
 import { type FcmCounters, zeroCounters } from './counters.js';
 import { fcmDeliveryRules } from './delivery.js';

@@ -42,7 +42,17 @@ export function createPushPipeline<T extends PushTicket, J extends DeliveryJob>(
   const { connections, counters, settings } = setup;
   const { clock, logger, random, retryBaseMs } = settings;
   const superseding = new Superseding<J>();
-  const delivery = new PushDelivery<J>({ connections, credential: setup.credential, superseding, counters, rules: setup.rules, retryBaseMs, clock, logger, random });
+  const delivery = new PushDelivery<J>({
+    connections,
+    credential: setup.credential,
+    superseding,
+    counters,
+    rules: setup.rules,
+    retryBaseMs,
+    clock,
+    logger,
+    random,
+  });
   const pushes = new LatestWins<T, J, DeliveryResult>({
     limit: 2 * settings.maxConcurrentStreams,
     perTurn: PUSHES_PER_TURN,

@@ -12,7 +12,12 @@ import { Superseding } from '../../../src/transport/push/superseding.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const OK: PushAnswer = { kind: 'answer', status: 200, reason: null, retryAfter: null };
-const status = (code: number, reason: string | null = null, retryAfter: string | null = null): PushAnswer => ({ kind: 'answer', status: code, reason, retryAfter });
+const status = (code: number, reason: string | null = null, retryAfter: string | null = null): PushAnswer => ({
+  kind: 'answer',
+  status: code,
+  reason,
+  retryAfter,
+});
 
 interface Job extends DeliveryJob {
   token: string;
@@ -100,7 +105,17 @@ function rig(answers: Array<PushAnswer | Promise<PushAnswer>>, table: Partial<De
     credentialRefused: () => undefined,
     ...table,
   };
-  const delivery = new PushDelivery<Job>({ connections, credential: tokens, superseding, counters, rules, retryBaseMs: 1000, clock, logger, random: () => 0.5 });
+  const delivery = new PushDelivery<Job>({
+    connections,
+    credential: tokens,
+    superseding,
+    counters,
+    rules,
+    retryBaseMs: 1000,
+    clock,
+    logger,
+    random: () => 0.5,
+  });
   let left = 0;
   return {
     clock,
@@ -275,9 +290,7 @@ describe('PushDelivery: the delivery loop every push transport shares', () => {
       const sending = r.send(r.job());
       r.delivery.close();
       answer(status(400, 'BadThing'));
-      expect(await sending).toEqual(
-        closedEndsFailures ? { outcome: 'dropped', reason: 'transport closed' } : { outcome: 'refused', reason: 'BadThing' },
-      );
+      expect(await sending).toEqual(closedEndsFailures ? { outcome: 'dropped', reason: 'transport closed' } : { outcome: 'refused', reason: 'BadThing' });
     }
   });
 });
