@@ -15,7 +15,7 @@ import type { Superseding, SupersedingJob } from './superseding.js';
 export type DeliveryResult = PushOutcome | PushReport;
 
 /** A push at work as the delivery loop sees it: the transport's job, one object per push, which is also its request. */
-export interface DeliveryJob extends PushRequest, SupersedingJob {
+export interface PushJob extends PushRequest, SupersedingJob {
   /** When it may no longer be sent (epoch ms), fixed by `DeliveryRules.sending`. */
   expiresAtMs: number;
   /** True while the connections have it (waiting for a stream, or for the answer). */
@@ -28,7 +28,7 @@ export interface DeliveryJob extends PushRequest, SupersedingJob {
  * What makes one transport's delivery its own: its service's answers and its registry.
  * A table of data and small hooks; the loop (`PushDelivery`) is the same for every service.
  */
-export interface DeliveryRules<J extends DeliveryJob> extends Pick<RetryRules, 'maxRetries' | 'quotaWaitMs' | 'refusesCredential'> {
+export interface DeliveryRules<J extends PushJob> extends Pick<RetryRules, 'maxRetries' | 'quotaWaitMs' | 'refusesCredential'> {
   /** What the logs start with: `apns`, `fcm`. */
   name: string;
   /** What the credential is called in reports and logs: `provider token` (`provider token refused`), `access token`. */
@@ -65,7 +65,7 @@ export interface DeliveryRules<J extends DeliveryJob> extends Pick<RetryRules, '
   refused?(job: J, answer: PushAnswer): void;
 }
 
-export interface PushDeliveryOptions<J extends DeliveryJob> {
+export interface PushDeliveryOptions<J extends PushJob> {
   connections: Connections<J>;
   credential: PushCredential;
   superseding: Superseding<J>;
@@ -100,7 +100,7 @@ const delivered = (): DeliveryResult => 'delivered';
  * docs/contract/android-fcm.md#fcm-latest-wins). Every wait runs on the clock. What differs
  * between services is in `DeliveryRules`.
  */
-export class PushDelivery<J extends DeliveryJob> {
+export class PushDelivery<J extends PushJob> {
   /** Pushes waiting to retry: ended early on close, or for a newer push. */
   private readonly waits: RetryWaits<J>;
   private readonly counters: PushCounters;

@@ -11,7 +11,7 @@ export { BatchReads, type BatchRead } from './batch-reads.js';
 export { retryAfterMs, retryDelayMs } from './retry.js';
 export { RetryWaits } from './retry-waits.js';
 export { Retries, type RetryRules, type RetryStep, type GiveUp } from './retries.js';
-export { PushDelivery, type DeliveryJob, type DeliveryResult, type DeliveryRules, type PushDeliveryOptions } from './delivery.js';
+export { PushDelivery, type PushJob, type DeliveryResult, type DeliveryRules, type PushDeliveryOptions } from './delivery.js';
 export type { PushCredential, CredentialRenewal } from './credential.js';
 export { zeroPushCounters, type PushCounters } from './counters.js';
 export {

@@ -1,13 +1,13 @@
 import type { Connections } from './connection-pool.js';
 import type { PushCounters } from './counters.js';
 import type { PushCredential } from './credential.js';
-import { PushDelivery, type DeliveryJob, type DeliveryResult, type DeliveryRules } from './delivery.js';
+import { PushDelivery, type PushJob, type DeliveryResult, type DeliveryRules } from './delivery.js';
 import { LatestWins, type PushTicket } from './latest-wins.js';
 import { Superseding } from './superseding.js';
 import type { PushBacklog, PushTransportSettings } from './transport-setup.js';
 
 /** What a transport puts its pushes' way together with: its service's pieces, and how it builds a job. */
-export interface PushPipelineSetup<T extends PushTicket, J extends DeliveryJob> {
+export interface PushPipelineSetup<T extends PushTicket, J extends PushJob> {
   connections: Connections<J>;
   credential: PushCredential;
   rules: DeliveryRules<J>;
@@ -38,7 +38,7 @@ const PUSHES_PER_TURN = 8;
  * and activity or widget wherever it waits (docs/contract/apns.md#apns-latest-wins,
  * docs/contract/android-fcm.md#fcm-latest-wins, docs/decisions/0111-apns-latest-wins.md).
  */
-export function createPushPipeline<T extends PushTicket, J extends DeliveryJob>(setup: PushPipelineSetup<T, J>): PushPipeline<T> {
+export function createPushPipeline<T extends PushTicket, J extends PushJob>(setup: PushPipelineSetup<T, J>): PushPipeline<T> {
   const { connections, counters, settings } = setup;
   const { clock, logger, random, retryBaseMs } = settings;
   const superseding = new Superseding<J>();

@@ -4,7 +4,7 @@ import { WITHDRAWN, type PushAnswer } from '../../../src/transport/push/connecti
 import type { Connections } from '../../../src/transport/push/connection-pool.js';
 import { zeroPushCounters, type PushCounters } from '../../../src/transport/push/counters.js';
 import type { CredentialRenewal, PushCredential } from '../../../src/transport/push/credential.js';
-import { PushDelivery, type DeliveryJob, type DeliveryResult, type DeliveryRules } from '../../../src/transport/push/delivery.js';
+import { PushDelivery, type PushJob, type DeliveryResult, type DeliveryRules } from '../../../src/transport/push/delivery.js';
 import { Superseding } from '../../../src/transport/push/superseding.js';
 
 // The shared delivery loop, on a service of its own: answers and credential scripted, every
@@ -19,7 +19,7 @@ const status = (code: number, reason: string | null = null, retryAfter: string |
   retryAfter,
 });
 
-interface Job extends DeliveryJob {
+interface Job extends PushJob {
   token: string;
   deviceId: string;
   seq: number;
