@@ -7,6 +7,8 @@
 // DATABASE_URL into which the fleet is written in bulk (lib/apns-postgres.mjs).
 import { A1_DEVICES, A2_ACTIVITIES, A2_DEVICES_PER_ACTIVITY, signingKeys } from '../lib/apns-fleet.mjs';
 import { publishHeaders } from '../lib/http.mjs';
+import { withPostgresCpu } from '../lib/postgres-cpu.mjs';
+import { median, round } from '../lib/stats.mjs';
 import { widgetBody } from '../lib/payloads.mjs';
 import { DATABASE_URL, activityBurst, compareSenders, fanOut, patchOk, pct, senderFigures, startDouble, summarise } from './apns.mjs';
 
@@ -29,18 +31,19 @@ export const a1p = {
         runs: quick ? 1 : 3,
         warmups: 2,
         measured: quick ? 1 : 3,
-        fan: (sender) => {
+        fan: (sender, kind) => {
           // A widget not updated before in this process: its throttle lets the update through at once.
           const slug = `panel-${(widgets.get(sender) ?? 0) % 64}`;
           widgets.set(sender, (widgets.get(sender) ?? 0) + 1);
-          return fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/${slug}`, publishHeaders(sender), widgetBody()));
+          const fan = () => fanOut(sender, double, A1_DEVICES, () => patchOk(sender.port, `/widget/${slug}`, publishHeaders(sender), widgetBody()));
+          return kind === 'bare' ? fan() : withPostgresCpu(A1_DEVICES, fan);
         },
       });
       const b = summarise(samples.bare);
       const t = summarise(samples.tilecast);
       const ratio = t.pushesPerSecond / b.pushesPerSecond;
       return {
-        figures: senderFigures(b, t, samples),
+        figures: { ...senderFigures(b, t, samples), ...postgresFigure(samples) },
         checks: [{ name: 'pushes/s vs bare client', value: pct(ratio), target: '>= 80.0 %', pass: ratio >= 0.8 }],
         raw: { samples },
       };
@@ -49,6 +52,12 @@ export const a1p = {
     }
   },
 };
+
+/** The PostgreSQL server's CPU per push during Tilecast's measured fan-outs (median; every backend, the store's share of the machine). */
+function postgresFigure(samples) {
+  const values = samples.tilecast.map((s) => s.postgresCpuMicrosPerPush).filter((v) => v !== null && v !== undefined);
+  return values.length === 0 ? {} : { 'PostgreSQL CPU µs per push (tilecast)': round(median(values), 1) };
+}
 
 /** Answers the sender's pushes settled so far, once every job and push it started is done. */
 const settledWhenIdle = async (sender) => (await sender.ask({ type: 'idle' }, 'idle', 300_000)).settled;
@@ -114,7 +123,7 @@ export const a2p = {
           const first = sequences.get(sender) ?? 1;
           sequences.set(sender, first + rounds);
           const burst = activityBurst(sender, kind, rounds, first);
-          return kind === 'bare' ? fanOut(sender, double, pushes, burst) : burstToLatest(sender, double, pushes, burst);
+          return kind === 'bare' ? fanOut(sender, double, pushes, burst) : withPostgresCpu(pushes, () => burstToLatest(sender, double, pushes, burst));
         },
       });
       const b = summarise(samples.bare);
@@ -125,6 +134,7 @@ export const a2p = {
         figures: {
           [`pushes per burst (${rounds} updates × ${A2_ACTIVITIES} activities × ${A2_DEVICES_PER_ACTIVITY} devices)`]: pushes,
           ...senderFigures(b, t, samples),
+          ...postgresFigure(samples),
           'pushes out of order: bare / tilecast': `${b.outOfOrder} / ${t.outOfOrder}${example ? ` (e.g. ${JSON.stringify(example)})` : ''}`,
           'tilecast pushes superseded per burst (median; never sent, a newer update of the device and activity replaced them in the job or the transport)':
             t.superseded,

@@ -65,6 +65,14 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
   // PostgreSQL on the row it locks, so it writes only what the transaction would have
   // written as an update or an end; anything else changes nothing and takes the full way.
   const writeLiveWithJob = withJob(` AND live AND ($11::text IS NULL OR template = $11) AND ${credentialHolds(t, '$1', '$10')}`, ['$8', '$9']);
+  // A start's transaction (see `applyActivityUpdate`), named like the writes: every start runs it.
+  const lockActivity = prepared(
+    `SELECT a.live, a.template, ${credentialHolds(t, '$1', '$3')} AS credential_ok
+     FROM (SELECT 1) AS one
+     LEFT JOIN (SELECT live, template FROM ${t.activities} WHERE account_id = $1 AND slug = $2 FOR UPDATE) a ON true`,
+  );
+  const lockQuota = prepared(`SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`);
+  const countLive = prepared(`SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`);
   const written = (row: WrittenRow, transition: Exclude<ActivityTransition, 'none'>, now: number) =>
     ({
       ok: true,
@@ -129,12 +137,11 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
       const fast = await db.query<WrittenRow>(writeLiveWithJob, [...values, live, ...claim, ...guard]);
       if (fast.rows[0] !== undefined) return written(fast.rows[0], live, update.now);
       return transaction(db, async (client) => {
-        const current = await client.query<{ live: boolean | null; template: string | null; credential_ok: boolean }>(
-          `SELECT a.live, a.template, ${credentialHolds(t, '$1', '$3')} AS credential_ok
-           FROM (SELECT 1) AS one
-           LEFT JOIN (SELECT live, template FROM ${t.activities} WHERE account_id = $1 AND slug = $2 FOR UPDATE) a ON true`,
-          [accountId, slug, update.guard?.tokenHash ?? null],
-        );
+        const current = await client.query<{ live: boolean | null; template: string | null; credential_ok: boolean }>(lockActivity, [
+          accountId,
+          slug,
+          update.guard?.tokenHash ?? null,
+        ]);
         const activity = current.rows[0]!;
         const refusal = writeRefusal(activity.credential_ok, activity.template, update.guard);
         if (refusal !== null) return { ok: false, reason: refusal } as const;
@@ -143,12 +150,10 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
           if (activity.live) {
             transition = 'update';
           } else {
-            const account = await client.query<{ activity_quota: number }>(`SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`, [accountId]);
+            const account = await client.query<{ activity_quota: number }>(lockQuota, [accountId]);
             // An activity without its account cannot be started (no quota to count against).
             if (!account.rows[0]) return { ok: false, reason: 'not_found' } as const;
-            const live = await client.query<{ live: string | number }>(`SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`, [
-              accountId,
-            ]);
+            const live = await client.query<{ live: string | number }>(countLive, [accountId]);
             if (num(live.rows[0]!.live) + 1 > num(account.rows[0].activity_quota)) {
               return { ok: false, reason: 'quota_exceeded' } as const;
             }

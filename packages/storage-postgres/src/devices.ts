@@ -1,5 +1,5 @@
 import type { DeviceRecord, DeviceStore } from '@tilecast/core/storage';
-import { type Ctx, isUniqueViolation, transaction } from './db.js';
+import { type Ctx, isUniqueViolation, prepared, transaction } from './db.js';
 
 interface DeviceRow {
   id: string;
@@ -10,6 +10,9 @@ interface DeviceRow {
 const toDevice = (row: DeviceRow): DeviceRecord => ({ id: row.id, accountId: row.account_id, tokenHash: row.token_hash });
 
 export function deviceMethods({ db, t }: Ctx): DeviceStore {
+  // Every delivery job reads its audience with this (docs/contract/durable-delivery.md#durable-job-resume):
+  // named, so PostgreSQL parses and plans it once per connection, not once per job.
+  const accountDeviceIds = prepared(`SELECT id FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`);
   return {
     async upsertDevice(device) {
       try {
@@ -73,7 +76,7 @@ export function deviceMethods({ db, t }: Ctx): DeviceStore {
     },
 
     async listAccountDeviceIds(accountId) {
-      const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${t.devices} WHERE account_id = $1 ORDER BY id COLLATE "C"`, [accountId]);
+      const { rows } = await db.query<{ id: string }>(accountDeviceIds, [accountId]);
       return rows.map((row) => row.id);
     },
   };

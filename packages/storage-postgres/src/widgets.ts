@@ -51,6 +51,8 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
   // Every press: one statement, and only three small values come back, never the content.
   // The action rule is core's `actionKindIn`: the first element of `actions` whose `id` is
   // that string; `toggle` for kind "toggle", else `button`.
+  // Read by every widget delivery job with its audience: named, as the account's devices are.
+  const sharesOf = prepared(`SELECT device_id FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 ORDER BY device_id COLLATE "C"`);
   const pressTarget = prepared(
     `SELECT
        (SELECT CASE WHEN a.value->>'kind' = 'toggle' THEN 'toggle' ELSE 'button' END
@@ -174,10 +176,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
     },
 
     async listWidgetShares(accountId, slug) {
-      const { rows } = await db.query<{ device_id: string }>(
-        `SELECT device_id FROM ${t.widgetShares} WHERE account_id = $1 AND slug = $2 ORDER BY device_id COLLATE "C"`,
-        [accountId, slug],
-      );
+      const { rows } = await db.query<{ device_id: string }>(sharesOf, [accountId, slug]);
       return rows.map((row) => row.device_id);
     },
   };
