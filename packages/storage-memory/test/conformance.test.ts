@@ -28,4 +28,9 @@ it('returns the audience read by a write that claims its job (activity and widge
   expect(activity).toMatchObject({ ok: true, audience: ['phone-a', 'phone-b'] });
   const widget = await storage.setWidgetContent('acme', 'lights', { content: {}, staleAfter: undefined, now: 1, claim });
   expect(widget).toMatchObject({ ok: true, audience: ['phone-a', 'phone-b', 'phone-c'] });
+  // An account without devices: [], not nothing.
+  await storage.putActivity({ accountId: 'guest', slug: 'game', template: 'progress', dismissalDelayS: 0 });
+  await storage.deleteDevice('phone-c');
+  const alone = await storage.applyActivityUpdate('guest', 'game', { state: 'ONGOING', content: {}, now: 1, claim });
+  expect(alone).toMatchObject({ ok: true, audience: [] });
 });

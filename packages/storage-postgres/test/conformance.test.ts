@@ -74,5 +74,10 @@ it('returns the audience read by a write that claims its job (activity and widge
   }
   const widget = await storage.setWidgetContent(acme, 'lights', { content: {}, staleAfter: undefined, now: T0, claim });
   expect(widget).toMatchObject({ ok: true, audience: [`${id}-a`, `${id}-b`, `${id}-c`] });
+  // An account without devices: [], not NULL.
+  await storage.putActivity({ accountId: guest, slug: 'game', template: 'progress', dismissalDelayS: 0 });
+  await storage.deleteDevice(`${id}-c`);
+  const alone = await storage.applyActivityUpdate(guest, 'game', { state: 'ONGOING', content: {}, now: T0, claim });
+  expect(alone).toMatchObject({ ok: true, audience: [] });
   await storage.close();
 });
