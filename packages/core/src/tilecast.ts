@@ -193,7 +193,7 @@ export function createTilecast(options: TilecastOptions): Tilecast {
     widgetWrites: new WidgetWrites(
       storage,
       clock,
-      (written) => devices.widgetChanged(written.widget, written.job),
+      (written) => devices.widgetChanged(written.widget, written.job, written.audience),
       () => devices.writeClaim(),
     ),
     webhooks,

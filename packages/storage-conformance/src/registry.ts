@@ -23,6 +23,7 @@ import { unholdableValueTests } from './concerns/unholdable-values.js';
 import { webhookTests } from './concerns/webhooks.js';
 import { widgetTests } from './concerns/widgets.js';
 import { writeGuardTests } from './concerns/write-guards.js';
+import { writtenAudienceTests } from './concerns/written-audiences.js';
 import type { GetHandles } from './harness.js';
 
 /** The concerns of the suite, by the id used in `skip`. */
@@ -53,6 +54,7 @@ export const storageConcerns = {
   shareEdges: { title: 'shares with devices of other accounts only', define: shareEdgeTests },
   fcmTokens: { title: 'FCM tokens', define: fcmTokenTests },
   broadcastChannels: { title: 'broadcast channels and their followers', define: broadcastChannelTests },
+  writtenAudiences: { title: 'the audience a claiming write reads', define: writtenAudienceTests },
 } satisfies Record<string, { title: string; define: (get: GetHandles) => void }>;
 
 /** A concern's id, as `skip` takes it. */

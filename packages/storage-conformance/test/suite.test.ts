@@ -43,6 +43,7 @@ describe('runStorageConformance options', () => {
       'shareEdges',
       'fcmTokens',
       'broadcastChannels',
+      'writtenAudiences',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { forgetActivityPushTokens } from './apns.js';
 import { releaseChannelsOf } from './channels.js';
-import { removeJob, writeJob } from './delivery-jobs.js';
+import { removeJob, writeJob, writtenAudience } from './delivery-jobs.js';
 import { activityUpdateTime, isoTime, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { byCodeUnit, copy, guardRefusal, inner, type MemoryState } from './state.js';
 
@@ -90,7 +90,10 @@ export function activityMethods(state: MemoryState): ActivityStore {
       activity.updatedAt = isoTime(activityUpdateTime(activity.updatedAt, update.now));
       // `none` is pushed nowhere: no job, and an unfinished one stays as it is.
       const job = transition === 'none' ? null : writeJob(state, { accountId, kind: 'activity', slug }, transition, update.now, update.claim);
-      return { ok: true, activity: { ...activity, channels: { ...activity.channels } }, transition, job };
+      const result = { ok: true as const, activity: { ...activity, channels: { ...activity.channels } }, transition, job };
+      // The audience of a job claimed here, read in the same step (docs/decisions/0119-audience-in-the-write.md).
+      const audience = job === null ? undefined : writtenAudience(state, job, update.claim);
+      return audience === undefined ? result : { ...result, audience };
     },
   };
 }

@@ -13,7 +13,8 @@ import {
   type DeliveryResource,
   type WriteClaimTerms,
 } from '@tilecast/core/storage';
-import { inner, noteAppended, type MemoryState } from './state.js';
+import { mergeSorted } from './sorted-ids.js';
+import { byCodeUnit, inner, noteAppended, type MemoryState } from './state.js';
 
 /**
  * Delivery jobs and dead letters (docs/contract/durable-delivery.md). Jobs live in this
@@ -43,6 +44,21 @@ export function writeJob(state: MemoryState, resource: DeliveryResource, phase: 
   inner(state.jobs, resource.accountId).set(jobKey(resource.kind, resource.slug), job);
   if (claim !== undefined && isClaimable(job, now)) return claimInPlace(state, job, { instanceId: claim.instanceId, leaseMs: claim.leaseMs, now });
   return { ...job };
+}
+
+/**
+ * The audience of `job` when the write that left it claimed it for `claim`'s instance
+ * (core's `WrittenAudience`, docs/decisions/0119-audience-in-the-write.md), read in that
+ * write's step: the account's devices as `listAccountDeviceIds` lists them, and for a
+ * widget those it is shared with merged in (`listWidgetShares`), each once, in code-unit
+ * order. Undefined when the write claimed nothing.
+ */
+export function writtenAudience(state: MemoryState, job: DeliveryJob, claim: WriteClaimTerms | undefined): string[] | undefined {
+  if (claim === undefined || job.leasedBy !== claim.instanceId) return undefined;
+  const own = state.devicesByAccount.get(job.accountId)?.sorted() ?? [];
+  const shares = job.kind === 'widget' ? state.widgets.get(job.accountId)?.get(job.slug)?.shares : undefined;
+  if (shares === undefined || shares.size === 0) return [...own];
+  return mergeSorted(own, [...shares].sort(byCodeUnit), () => true);
 }
 
 /** Drops the job of a deleted activity or widget. */

@@ -1,5 +1,5 @@
 import { actionKindIn, isoTime, type WidgetStore } from '@tilecast/core/storage';
-import { removeJob, writeJob } from './delivery-jobs.js';
+import { removeJob, writeJob, writtenAudience } from './delivery-jobs.js';
 import { byCodeUnit, copy, guardRefusal, inner, pairKey, parsePairKey, type MemoryState, type WidgetEntry } from './state.js';
 
 export function findWidget(state: MemoryState, accountId: string, slug: string): WidgetEntry | undefined {
@@ -76,7 +76,9 @@ export function widgetMethods(state: MemoryState): WidgetStore {
       if (update.staleAfter !== undefined) entry.record.staleAfter = update.staleAfter;
       entry.record.updatedAt = isoTime(update.now);
       const job = writeJob(state, { accountId, kind: 'widget', slug }, 'changed', update.now, update.claim);
-      return { ok: true, widget: { ...entry.record }, job };
+      // The audience of a job claimed here, read in the same step (docs/decisions/0119-audience-in-the-write.md).
+      const audience = writtenAudience(state, job, update.claim);
+      return audience === undefined ? { ok: true, widget: { ...entry.record }, job } : { ok: true, widget: { ...entry.record }, job, audience };
     },
 
     async shareWidget(accountId, slug, deviceId) {

@@ -1,6 +1,6 @@
 import { isoTime, writeRefusal, type ActivityRecord, type ActivityTransition, type ActivityStore } from '@tilecast/core/storage';
 import { type Ctx, num, prepared, toJson, transaction } from './db.js';
-import { WRITTEN_JOB_COLUMNS, claimValues, writeJob, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
+import { WRITTEN_JOB_COLUMNS, claimValues, withAudience, writeJob, writtenAudience, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
 import { credentialHolds } from './guard.js';
 
 interface ActivityRow {
@@ -44,7 +44,8 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
   const SET = 'SET state = $3, live = $4, content = $5::json, updated_at = GREATEST($6::bigint, updated_at + 1) WHERE account_id = $1 AND slug = $2';
   // An update pushed somewhere writes its job in the same statement as the activity
   // (docs/contract/durable-delivery.md#durable-outbox), and claims it when asked to
-  // (parameters `claim`, see `claimValues`): named, as every start, update and end runs it.
+  // (parameters `claim`, see `claimValues`), reading the audience of a job it claimed
+  // (`writtenAudience`): named, as every start, update and end runs it.
   const withJob = (where: string, claim: [instance: string, leaseMs: string]) =>
     prepared(
       `WITH a AS (UPDATE ${t.activities} ${SET}${where} RETURNING ${COLUMNS}),
@@ -56,7 +57,7 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
          `${WRITTEN_JOB_COLUMNS}, start_above`,
        )}
        SELECT a.*, job.generation AS job_generation, job.start_above AS job_start_above, job.due_at AS job_due_at,
-         job.leased_by AS job_leased_by, job.lease_until AS job_lease_until
+         job.leased_by AS job_leased_by, job.lease_until AS job_lease_until, ${writtenAudience(t, 'activity', 'a', `${claim[0]}::text`)}
        FROM a CROSS JOIN job`,
     );
   const writeWithJob = withJob('', ['$8', '$9']);
@@ -74,12 +75,15 @@ export function activityMethods({ db, t }: Ctx): ActivityStore {
   const lockQuota = prepared(`SELECT activity_quota FROM ${t.accounts} WHERE id = $1 FOR UPDATE`);
   const countLive = prepared(`SELECT count(*) AS live FROM ${t.activities} WHERE account_id = $1 AND live`);
   const written = (row: WrittenRow, transition: Exclude<ActivityTransition, 'none'>, now: number) =>
-    ({
-      ok: true,
-      activity: toActivity(row),
-      transition,
-      job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, now, row),
-    }) as const;
+    withAudience(
+      {
+        ok: true,
+        activity: toActivity(row),
+        transition,
+        job: writtenJob({ accountId: row.account_id, kind: 'activity', slug: row.slug }, transition, now, row),
+      } as const,
+      row,
+    );
   return {
     // One statement: a changed template resets state, liveness and content. The channels
     // stay, whatever changes (the runner deletes them after an end).

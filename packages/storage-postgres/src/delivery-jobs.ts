@@ -145,10 +145,16 @@ export interface WrittenJobColumns {
   job_start_above?: string | null;
   job_leased_by: string | null;
   job_lease_until: string | number;
+  /** The job's audience when the write claimed it (`writtenAudience`), else null. */
+  audience: string[] | null;
 }
 
 /** The job columns a content write reads back, as `writeJob`'s `returning` (`start_above` for activities). */
 export const WRITTEN_JOB_COLUMNS = 'generation, due_at, leased_by, lease_until';
+
+/** `result` with the audience the write read (`writtenAudience`), when it read one. */
+export const withAudience = <R extends object>(result: R, row: WrittenJobColumns): R | (R & { audience: string[] }) =>
+  row.audience === null ? result : { ...result, audience: row.audience };
 
 /**
  * The job a content write left, from what it read back: core's `supersedingJob` as the
@@ -167,6 +173,27 @@ export function writtenJob(resource: DeliveryResource, phase: DeliveryJob['phase
     leaseUntil: num(row.job_lease_until),
     resumed: 0,
   };
+}
+
+/**
+ * The `audience` column of a content write (core's `WrittenAudience`,
+ * docs/decisions/0119-audience-in-the-write.md): when the write claimed the job it left for
+ * `instance` (the claim's parameter: `job.leased_by` is set only by a claim in this very
+ * statement), the job's devices as `listAccountDeviceIds` lists them, ascending by code
+ * units (`COLLATE "C"`), with a widget's shares (`listWidgetShares`) merged in, each once;
+ * NULL otherwise. `source` is the CTE of the content written (`account_id`, `slug`), joined
+ * with `job`. `ARRAY(…)` of no rows is `{}`, never NULL. Read in the write's own statement:
+ * no statement of its own before the job's first push.
+ */
+export function writtenAudience(t: Tables, kind: DeliveryJob['kind'], source: string, instance: string): string {
+  const own = `SELECT d.id FROM ${t.devices} d WHERE d.account_id = ${source}.account_id`;
+  const devices =
+    kind === 'activity'
+      ? `${own} ORDER BY d.id COLLATE "C"`
+      : `SELECT u.id FROM (${own}
+           UNION SELECT s.device_id FROM ${t.widgetShares} s WHERE s.account_id = ${source}.account_id AND s.slug = ${source}.slug) u
+         ORDER BY u.id COLLATE "C"`;
+  return `CASE WHEN job.leased_by = ${instance} THEN ARRAY(${devices}) END AS audience`;
 }
 
 /** The parameters of `claim` as `writeJob`'s statement takes them (`WriteClaimParams`): null for both without a claim. */

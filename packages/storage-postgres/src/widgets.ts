@@ -1,6 +1,6 @@
 import { isoTime, type WidgetStore, type WidgetRecord } from '@tilecast/core/storage';
 import { type Ctx, errorCode, num, prepared, toJson } from './db.js';
-import { WRITTEN_JOB_COLUMNS, claimValues, writeJob, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
+import { WRITTEN_JOB_COLUMNS, claimValues, withAudience, writeJob, writtenAudience, writtenJob, type WrittenJobColumns } from './delivery-jobs.js';
 import { credentialHolds, explainRefusal } from './guard.js';
 
 interface WidgetRow {
@@ -35,7 +35,7 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
   // The widget's job is written by the same statement (docs/contract/durable-delivery.md#durable-outbox),
   // after the widget row is locked: of two updates of a widget, the later one draws the
   // higher generation. With a claimant ($9, $10: `claimValues`), a job due at once is
-  // claimed by the same statement.
+  // claimed by the same statement, which also reads that job's audience (`writtenAudience`).
   const setContent = prepared(
     `WITH w AS (
        UPDATE ${t.widgets} SET content = $3::json,
@@ -45,7 +45,8 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
          AND ${credentialHolds(t, '$1', '$8')}
        RETURNING ${WRITTEN_COLUMNS}
      ), ${writeJob(t, 'w', { kind: `'widget'`, phase: `'changed'`, now: '$6::bigint' }, { instance: '$9::text', leaseMs: '$10::bigint' }, WRITTEN_JOB_COLUMNS)}
-     SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at, job.leased_by AS job_leased_by, job.lease_until AS job_lease_until
+     SELECT w.*, job.generation AS job_generation, job.due_at AS job_due_at, job.leased_by AS job_leased_by, job.lease_until AS job_lease_until,
+       ${writtenAudience(t, 'widget', 'w', '$9::text')}
      FROM w CROSS JOIN job`,
   );
   // Every press: one statement, and only three small values come back, never the content.
@@ -128,11 +129,14 @@ export function widgetMethods({ db, t }: Ctx): WidgetStore {
       ]);
       const row = rows[0];
       if (row)
-        return {
-          ok: true,
-          widget: toWidget({ ...row, content: update.content }),
-          job: writtenJob({ accountId, kind: 'widget', slug }, 'changed', update.now, row),
-        };
+        return withAudience(
+          {
+            ok: true,
+            widget: toWidget({ ...row, content: update.content }),
+            job: writtenJob({ accountId, kind: 'widget', slug }, 'changed', update.now, row),
+          } as const,
+          row,
+        );
       return { ok: false, reason: await explainRefusal(db, t, t.widgets, accountId, slug, guard) };
     },
 

@@ -47,3 +47,37 @@ it('has the optional countEvents (the event-log size of metrics)', async () => {
   expect(typeof storage.countEvents).toBe('function');
   await storage.close();
 });
+
+// The audience of a claiming write is optional in the contract (the suite checks it where
+// returned; docs/decisions/0119-audience-in-the-write.md): this store returns it, from the
+// write's own statement.
+it('returns the audience read by a write that claims its job (activity and widget)', async () => {
+  const storage = await create();
+  const id = randomSchema('id');
+  const hash = (n: number) => `${id}${n}`.padEnd(64, '0');
+  const [acme, guest] = [`${id}-acme`, `${id}-guest`];
+  await storage.upsertAccount({ id: acme, tokenHash: hash(1), subscription: 'active', activityQuota: 5 });
+  await storage.upsertAccount({ id: guest, tokenHash: hash(2), subscription: 'active', activityQuota: 5 });
+  await storage.upsertDevice({ id: `${id}-b`, accountId: acme, tokenHash: hash(3) });
+  await storage.upsertDevice({ id: `${id}-a`, accountId: acme, tokenHash: hash(4) });
+  await storage.upsertDevice({ id: `${id}-c`, accountId: guest, tokenHash: hash(5) });
+  await storage.putActivity({ accountId: acme, slug: 'game', template: 'progress', dismissalDelayS: 0 });
+  await storage.putWidget({ accountId: acme, slug: 'lights', template: 'switchboard', staleAfter: null, privacy: 'visible' });
+  expect(await storage.shareWidget(acme, 'lights', `${id}-c`)).toBe(true);
+  const claim = { instanceId: 'here', leaseMs: 30_000 };
+  // A start (the transaction's statement), then an update of the live activity (the one-statement way),
+  // at the suite's times (T0 on: a claim test's hours below it never see these jobs).
+  const T0 = 1_800_000_000_000;
+  for (const now of [T0, T0 + 1]) {
+    const activity = await storage.applyActivityUpdate(acme, 'game', { state: 'ONGOING', content: {}, now, claim });
+    expect(activity).toMatchObject({ ok: true, audience: [`${id}-a`, `${id}-b`] });
+  }
+  const widget = await storage.setWidgetContent(acme, 'lights', { content: {}, staleAfter: undefined, now: T0, claim });
+  expect(widget).toMatchObject({ ok: true, audience: [`${id}-a`, `${id}-b`, `${id}-c`] });
+  // An account without devices: [], not NULL.
+  await storage.putActivity({ accountId: guest, slug: 'game', template: 'progress', dismissalDelayS: 0 });
+  await storage.deleteDevice(`${id}-c`);
+  const alone = await storage.applyActivityUpdate(guest, 'game', { state: 'ONGOING', content: {}, now: T0, claim });
+  expect(alone).toMatchObject({ ok: true, audience: [] });
+  await storage.close();
+});

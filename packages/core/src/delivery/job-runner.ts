@@ -64,6 +64,8 @@ interface Run {
   stop: Stop | null;
   /** The record the job's own write returned, if the caller had it (see `run`). */
   readonly latest: ActivityRecord | WidgetRecord | undefined;
+  /** The job's audience as the write that claimed it read it, if it did (see `run`). */
+  readonly audience: readonly string[] | undefined;
   /** The last device id recorded as done. */
   cursor: string;
   /** The last progress write: the next one waits for it (see `record`). */
@@ -91,9 +93,12 @@ export class JobRunner {
    * renewal, no bookkeeping): a device that connects later starts from a snapshot.
    * `written` is the record the write of this very generation returned, when the caller
    * has it: the claim of that generation proves it is still the latest state, so it is not
-   * read again.
+   * read again. `audience` is the job's audience as the write that claimed it read it
+   * (`WrittenAudience`, docs/decisions/0119-audience-in-the-write.md): the run walks it
+   * instead of reading the devices itself. Absent (a job claimed any other way), the run
+   * reads them (`audienceOf`).
    */
-  run(job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<void> {
+  run(job: DeliveryJob, written?: ActivityRecord | WidgetRecord, audience?: readonly string[]): Promise<void> {
     const key = `${job.kind}\n${job.accountId}\n${job.slug}`;
     const current = this.running.get(key);
     if (current !== undefined) {
@@ -107,6 +112,7 @@ export class JobRunner {
       stop: null,
       cursor: job.cursor,
       latest: written,
+      audience,
       written: Promise.resolve(),
       done: Promise.resolve(),
     };
@@ -197,7 +203,8 @@ export class JobRunner {
     const sender = await this.senderFor(job, run.latest);
     if (sender === null) return;
     const { send } = sender;
-    const devices = this.perDevice(job, sender, after(await audienceOf(storage, job), job.cursor));
+    const audience = run.audience ?? (await audienceOf(storage, job));
+    const devices = this.perDevice(job, sender, after(audience, job.cursor));
     let outage: unknown = null;
     const attempt = (deviceId: string) =>
       send(deviceId).catch((error: unknown) => {

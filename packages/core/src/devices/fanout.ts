@@ -44,10 +44,13 @@ export interface DeviceFanout {
    * `widgetChanged`, which run it without claiming it again.
    */
   writeClaim(): WriteClaimTerms | undefined;
-  /** Delivers an activity's new state: `job` is what its update left (null for `none`). */
-  activityChanged(activity: ActivityRecord, transition: ActivityTransition, job: DeliveryJob | null): void;
-  /** Delivers a widget's latest content, throttled per widget by its job's due time. */
-  widgetChanged(widget: WidgetRecord, job: DeliveryJob): void;
+  /**
+   * Delivers an activity's new state: `job` is what its update left (null for `none`),
+   * `audience` the job's devices when the write that claimed it read them (`WrittenAudience`).
+   */
+  activityChanged(activity: ActivityRecord, transition: ActivityTransition, job: DeliveryJob | null, audience?: readonly string[]): void;
+  /** Delivers a widget's latest content, throttled per widget by its job's due time; `audience` as for `activityChanged`. */
+  widgetChanged(widget: WidgetRecord, job: DeliveryJob, audience?: readonly string[]): void;
   /** Resolves once every push, job and trailing push started so far has settled (tests, shutdown). */
   idle(): Promise<void>;
   /**
@@ -121,11 +124,12 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
   const heldHere = (job: DeliveryJob): boolean => job.leasedBy === instanceId;
 
   /**
-   * Runs a job this instance's write claimed. Closed meanwhile: the lease is given back, so
-   * that another instance takes the job at once rather than when the lease lapses.
+   * Runs a job this instance's write claimed, with the audience that write read, if it did
+   * (docs/decisions/0119-audience-in-the-write.md). Closed meanwhile: the lease is given
+   * back, so that another instance takes the job at once rather than when the lease lapses.
    */
-  const runHeld = (job: DeliveryJob, written?: ActivityRecord | WidgetRecord): Promise<void> => {
-    if (!closed) return runner.run(job, written);
+  const runHeld = (job: DeliveryJob, written?: ActivityRecord | WidgetRecord, audience?: readonly string[]): Promise<void> => {
+    if (!closed) return runner.run(job, written, audience);
     const { accountId, kind, slug, generation } = job;
     return storage.releaseDeliveryJob({ accountId, kind, slug, generation, instanceId });
   };
@@ -194,13 +198,13 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
    * confirming recent presses now. Undefined when this instance can reach nobody: no
    * promise, no timer per `PATCH` then.
    */
-  const widgetDelivery = (widget: WidgetRecord, job: DeliveryJob): Promise<void> | undefined => {
+  const widgetDelivery = (widget: WidgetRecord, job: DeliveryJob, audience?: readonly string[]): Promise<void> | undefined => {
     const held = heldHere(job);
     // Nobody to reach from here: the job is left to the pollers (see `activityChanged`).
     if (!held && !hasReceivers()) return undefined;
     if (held || job.dueAt <= clock.now()) {
       // Everyone gets this update at once: pending confirmations are fulfilled by it.
-      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => (held ? runHeld(job, widget) : claimAndRun(job, widget)));
+      return consumePressNotes(widgetKey(widget.accountId, widget.slug)).then(() => (held ? runHeld(job, widget, audience) : claimAndRun(job, widget)));
     }
     return confirmPressers(widget).then(() => {
       if (!closed) claimWhenDue(job);
@@ -235,17 +239,17 @@ export function createDeviceFanout(deps: FanoutDeps): DeviceFanout {
     // of any instance does (docs/contract/durable-delivery.md#durable-nobody-to-reach), so
     // one that can reach a device delivers it, and one that cannot finishes it unsent.
     writeClaim: () => (closed || !hasReceivers() ? undefined : writeTerms),
-    activityChanged(activity, transition, job) {
+    activityChanged(activity, transition, job, audience) {
       if (transition === 'none' || job === null) return;
       // A broadcast activity's channels may be set by a run after this write: its run reads them.
       const written = activity.delivery === 'tokens' ? activity : undefined;
       // Claimed by the write (see `writeClaim`); else, by a store that ignores the claim or
       // with no claim asked, claimed now unless nobody can be reached from here.
-      if (heldHere(job)) track(runHeld(job, written));
+      if (heldHere(job)) track(runHeld(job, written, audience));
       else if (hasReceivers()) track(claimAndRun(job, written));
     },
-    widgetChanged(widget, job) {
-      const delivering = widgetDelivery(widget, job);
+    widgetChanged(widget, job, audience) {
+      const delivering = widgetDelivery(widget, job, audience);
       if (delivering !== undefined) track(delivering);
     },
     async idle() {

@@ -47,6 +47,6 @@ export async function updateActivity(
   });
   if (!result.ok) fail(refusalError(result.reason, 'activity'));
 
-  context.devices.activityChanged(result.activity, result.transition, result.job);
+  context.devices.activityChanged(result.activity, result.transition, result.job, result.audience);
   return { state: result.activity.state, content: withIconV2(result.activity.content as Record<string, unknown>) };
 }

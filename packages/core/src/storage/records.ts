@@ -179,10 +179,42 @@ export type WriteRefusal = 'credential_changed' | 'not_found' | 'template_mismat
 
 export type ActivityUpdateResult =
   /** `job`: the delivery job the update left (null for transition `none`), in the same step (docs/contract/durable-delivery.md#durable-outbox). */
-  { ok: true; activity: ActivityRecord; transition: ActivityTransition; job: DeliveryJob | null } | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
+  | {
+      ok: true;
+      activity: ActivityRecord;
+      transition: ActivityTransition;
+      job: DeliveryJob | null;
+      /** The devices of the job the write claimed, as that write read them: see `WrittenAudience`. */
+      audience?: WrittenAudience;
+    }
+  | { ok: false; reason: WriteRefusal | 'quota_exceeded' };
 
 /** `job`: the delivery job the update left, in the same step (docs/contract/durable-delivery.md#durable-outbox). */
-export type WidgetContentResult = { ok: true; widget: WidgetRecord; job: DeliveryJob } | { ok: false; reason: WriteRefusal };
+export type WidgetContentResult =
+  | {
+      ok: true;
+      widget: WidgetRecord;
+      job: DeliveryJob;
+      /** The devices of the job the write claimed, as that write read them: see `WrittenAudience`. */
+      audience?: WrittenAudience;
+    }
+  | { ok: false; reason: WriteRefusal };
+
+/**
+ * The audience of the job a content write claimed for the writer (`claim` given, and the
+ * returned job's `leasedBy` is `claim.instanceId`), read by that same write
+ * (docs/decisions/0119-audience-in-the-write.md): exactly what core's `audienceOf` would
+ * answer for the job, i.e. the devices the job walks, ascending by UTF-16 code units
+ * (docs/contract/durable-delivery.md#durable-job-resume; PostgreSQL: `COLLATE "C"`): the
+ * account's devices (`listAccountDeviceIds`) for an activity; for a widget, those and the
+ * devices it is shared with (`listWidgetShares`), each once. `[]` when there is none.
+ *
+ * A store MAY return it; when it does not (or the write claimed nothing: no claim terms,
+ * a widget inside its throttle window), the result has no `audience` and the job's run
+ * reads it as for any other claim. The instance that runs the job then needs no read of
+ * its own before the first push: one statement fewer per job on PostgreSQL.
+ */
+export type WrittenAudience = readonly string[];
 
 /** An event as kept in the account-scoped log (the envelope is opaque to storage). */
 export interface StoredEvent {

@@ -323,7 +323,7 @@ export interface PressStore {
 
 /**
  * Delivery jobs and dead letters (docs/contract/durable-delivery.md; conformance concerns
- * `deliveryJobs`, `deadLetters`). The rules every store applies are the pure functions of
+ * `deliveryJobs`, `deadLetters`, and `writtenAudiences` for the audience a claiming write returns). The rules every store applies are the pure functions of
  * `delivery-jobs.ts` (`supersedingJob`, `claimed`, `isClaimable`); a store keeps the rows
  * and makes each operation below one atomic step.
  *
@@ -344,7 +344,9 @@ export interface PressStore {
  * claim.leaseMs`), and a widget's window then runs until `now + WIDGET_PUSH_WINDOW_MS`. A
  * job not due yet is left unleased, due at its window's end, as without `claim`. The
  * instance that accepts an update claims its job this way, one round trip fewer than a
- * separate `claimDeliveryJob` (docs/decisions/0118-claim-in-the-write.md).
+ * separate `claimDeliveryJob` (docs/decisions/0118-claim-in-the-write.md). A write that
+ * claimed its job may also return the job's audience as it read it (`audience`, see
+ * `WrittenAudience`), which the run then need not read (docs/decisions/0119-audience-in-the-write.md).
  */
 export interface DeliveryJobStore {
   /**
