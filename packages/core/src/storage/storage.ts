@@ -323,7 +323,8 @@ export interface PressStore {
 
 /**
  * Delivery jobs and dead letters (docs/contract/durable-delivery.md; conformance concerns
- * `deliveryJobs`, `deadLetters`, and `writtenAudiences` for the audience a claiming write returns). The rules every store applies are the pure functions of
+ * `deliveryJobs`, `deadLetters`, and `writtenAudiences` for the audience a claiming write
+ * returns). The rules every store applies are the pure functions of
  * `delivery-jobs.ts` (`supersedingJob`, `claimed`, `isClaimable`); a store keeps the rows
  * and makes each operation below one atomic step.
  *
