@@ -38,7 +38,11 @@ export class SortedIds implements Iterable<string> {
     return this.ids.values();
   }
 
-  /** Every id in code-unit order: the list kept here, so copy it before handing it out. */
+  /**
+   * Every id in code-unit order: the list kept here. It is never changed in place (a listing
+   * after changes makes a new one), so a reader that does not change it may hold it as it
+   * is; hand out a copy wherever the receiver may change it.
+   */
   sorted(): readonly string[] {
     if (this.added.length > 0 || this.removed) {
       this.inOrder = mergeSorted(this.inOrder, this.added.sort(byCodeUnit), (id) => this.ids.has(id));
