@@ -1,23 +1,11 @@
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
-import type { CoreRequest } from '../../src/adapter.js';
 import { createRecordingTransport, createTilecast, silentLogger, type Storage } from '../../src/index.js';
+import { activityPatch, widgetPatch } from './publisher-patches.js';
 import type { WriteClaimTerms } from '../../src/storage/delivery-jobs.js';
 
 const LEASE_MS = 30_000;
-
-const request = (token: string, path: string, value: unknown): CoreRequest => ({
-  method: 'PATCH',
-  path,
-  query: new URLSearchParams(),
-  headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-  body: { kind: 'parsed', value },
-});
-const widgetPatch = (token: string, label: string) =>
-  request(token, '/widget/lights', { content: { template: 'switchboard', actions: [{ id: 'bell', label }] } });
-const activityPatch = (token: string, value: number) =>
-  request(token, '/activity/game', { state: 'ONGOING', content: { template: 'progress', progress: { value } } });
 
 /**
  * A memory store that records the claim each content write was given and counts the
