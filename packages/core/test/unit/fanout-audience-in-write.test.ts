@@ -1,8 +1,8 @@
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
-import { createRecordingTransport, createTilecast, silentLogger, type Storage } from '../../src/index.js';
-import { activityPatch, widgetPatch } from './publisher-patches.js';
+import { createRecordingTransport, type Storage } from '../../src/index.js';
+import { activityPatch, tilecastWithJobs, widgetPatch } from './fanout-write-fixtures.js';
 
 /** What a content write's answer does with the `audience` the store returned. */
 type AudienceEdit = (audience: readonly string[] | undefined) => readonly string[] | undefined;
@@ -45,14 +45,7 @@ async function setup(edit: AudienceEdit = (audience) => audience) {
   const clock = createManualClock();
   const store = watchedStorage(edit);
   const transport = createRecordingTransport();
-  const tilecast = createTilecast({
-    storage: store.storage,
-    clock,
-    logger: silentLogger,
-    purgeIntervalMs: 0,
-    transport,
-    delivery: { instanceId: 'here', pollMs: 0, leaseMs: 30_000 },
-  });
+  const tilecast = tilecastWithJobs(store.storage, clock, transport);
   const { token } = await tilecast.management.createAccount({ id: 'acme' });
   await tilecast.management.createAccount({ id: 'guest' });
   for (const id of ['phone-b', 'phone-a']) await tilecast.management.registerDevice({ id, account: 'acme' });

@@ -1,11 +1,9 @@
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../../test/support/manual-clock.js';
-import { createRecordingTransport, createTilecast, silentLogger, type Storage } from '../../src/index.js';
-import { activityPatch, widgetPatch } from './publisher-patches.js';
+import { createRecordingTransport, type Storage } from '../../src/index.js';
+import { LEASE_MS, activityPatch, tilecastWithJobs, widgetPatch } from './fanout-write-fixtures.js';
 import type { WriteClaimTerms } from '../../src/storage/delivery-jobs.js';
-
-const LEASE_MS = 30_000;
 
 /**
  * A memory store that records the claim each content write was given and counts the
@@ -46,14 +44,7 @@ async function setup(withTransport: boolean) {
   const clock = createManualClock();
   const store = watchedStorage();
   const transport = createRecordingTransport();
-  const tilecast = createTilecast({
-    storage: store.storage,
-    clock,
-    logger: silentLogger,
-    purgeIntervalMs: 0,
-    transport: withTransport ? transport : undefined,
-    delivery: { instanceId: 'here', pollMs: 0, leaseMs: LEASE_MS },
-  });
+  const tilecast = tilecastWithJobs(store.storage, clock, withTransport ? transport : undefined);
   const { token } = await tilecast.management.createAccount({ id: 'acme' });
   await tilecast.management.registerDevice({ id: 'phone', account: 'acme' });
   await tilecast.management.createWidget({ account: 'acme', slug: 'lights', template: 'switchboard' });
