@@ -47,7 +47,7 @@ function bytesWritten(socket: Duplex): number {
   return socket instanceof Socket ? socket.bytesWritten : 0;
 }
 
-/** Node's `checkExpectation` handler: an `Expect` other than `100-continue` is a JSON `417`. */
+/** Node's `checkExpectation` handler: an `Expect` other than `100-continue` is a JSON `417` (docs/contract/limits-and-errors.md#error-expectation-failed). */
 export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
   void writeCoreResult(res, errorToResult({ kind: 'expectation_failed' }));
 }
@@ -61,7 +61,10 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
   writeRaw(socket, errorToResult({ kind: 'method_not_allowed', allow: [] }));
 }
 
-/** The service's refusal for an error of Node's HTTP parser (Node's own choice of status). */
+/**
+ * The service's refusal for an error of Node's HTTP parser, with Node's own choice of status
+ * (docs/contract/limits-and-errors.md#error-bad-request, docs/contract/limits-and-errors.md#error-header-fields-too-large).
+ */
 function clientErrorKind(code: string | undefined): ServiceError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':

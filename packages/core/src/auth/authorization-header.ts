@@ -1,7 +1,8 @@
 import type { HeaderValue } from '../http/types.js';
 
 // Visible ASCII without spaces: what a token may contain. Anything else is malformed
-// (which also keeps a NUL or a lone surrogate from ever reaching a token lookup).
+// (which also keeps a NUL or a lone surrogate from ever reaching a token lookup):
+// docs/contract/publisher-api.md#authorization-credential-characters.
 const CREDENTIALS = /^[\x21-\x7e]+$/;
 
 /**

@@ -3,7 +3,11 @@ import type { CoreResult } from './types.js';
 
 /**
  * The one place where a typed refusal becomes an HTTP status, headers and body.
- * Detail strings are the contract's (docs/contract/limits-and-errors.md#errors, docs/contract/limits-and-errors.md#errors-deployment), byte for byte.
+ * Detail strings are the contract's (docs/contract/limits-and-errors.md#errors, docs/contract/limits-and-errors.md#errors-deployment,
+ * docs/contract/limits-and-errors.md#errors-tilecast), byte for byte. Every `401` names its
+ * scheme (docs/contract/publisher-api.md#auth-401-challenge); a refusal of a broken request
+ * closes the connection, as what follows on it cannot be trusted
+ * (docs/contract/limits-and-errors.md#broken-request-closes).
  */
 export function errorToResult(error: ServiceError): CoreResult {
   switch (error.kind) {
@@ -54,7 +58,7 @@ export function errorToResult(error: ServiceError): CoreResult {
   }
 }
 
-/** What a request gets when something unexpected failed; the cause goes to the log only. */
+/** What a request gets when something unexpected failed; the cause goes to the log only (docs/contract/limits-and-errors.md#error-internal). */
 export function internalErrorResult(): CoreResult {
   return detail(500, 'Internal Server Error');
 }

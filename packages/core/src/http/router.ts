@@ -69,6 +69,8 @@ export function createRouter<C>(routes: Route<C>[]): Router<C> {
       if (route.method === request.method) return { handler: route.handler, params, pattern: route.pattern };
       (allow ??= []).push(route.method);
     }
+    // Both before authentication (docs/contract/limits-and-errors.md#error-route-not-found,
+    // docs/contract/limits-and-errors.md#error-method-not-allowed-detail).
     return allow !== undefined ? { error: { kind: 'method_not_allowed', allow } } : { error: { kind: 'route_not_found' } };
   };
   const owns = (path: string): boolean => {

@@ -9,7 +9,7 @@ import { type DeadLetterSummary, type DeliveryListInput, DeliveryListSchema, typ
 /** Default concurrent-activity quota of a new account (docs/contract/deployment.md#management-defaults). */
 export const DEFAULT_ACTIVITY_QUOTA = 5;
 
-/** The most accounts one `listAccounts` call returns (and its default page size). */
+/** The most accounts one `listAccounts` call returns, and its default page size (docs/contract/deployment.md#management-account-listing). */
 export const MAX_ACCOUNT_PAGE = 500;
 
 const SubscriptionSchema = v.picklist(['active', 'none']);

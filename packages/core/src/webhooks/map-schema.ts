@@ -80,7 +80,7 @@ export function templateByteSize(template: unknown): number | null {
 /**
  * Once every name and value has its syntax (the record's key and value schemas, which
  * `/openapi.json` shows as patterns): one error per header at `[..., name]`, a refused name
- * or a case duplicate; then the total.
+ * or a case duplicate; then the total (docs/contract/events-and-webhooks.md#webhook-header-rules).
  */
 function checkHeaders({ dataset, addIssue }: v.RawCheckContext<Record<string, string>>): void {
   if (!dataset.typed) return;

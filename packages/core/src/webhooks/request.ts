@@ -30,7 +30,9 @@ export function buildRequest(
 
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string): void => void headers.set(name.toLowerCase(), [name, value]);
-  // The service's own headers are set last, so an owner's header of the same name gives way.
+  // The service's own headers are set last, so an owner's header of the same name gives way
+  // (docs/contract/events-and-webhooks.md#webhook-service-headers-win); the owner may name
+  // its own User-Agent (docs/contract/events-and-webhooks.md#webhook-user-agent).
   for (const [name, value] of Object.entries(entry.headers)) set(name, value);
   set('User-Agent', headers.get('user-agent')?.[1] ?? USER_AGENT);
   set(IDEMPOTENCY_HEADER, envelope.id);
