@@ -49,6 +49,20 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     return { store, changeAfterAuthentication: (next: () => Promise<unknown>) => void (change = next) };
   }
 
+  it('every 401 of the device API challenges with the Device scheme (docs/contract/publisher-api.md#auth-401-challenge)', async () => {
+    const refused = [
+      await device('PUT', '/push', { body: { environment: 'sandbox' }, token: 'no-such-device' }),
+      await device('DELETE', '/fcm', { token: 'no-such-device' }),
+      await request(api, 'GET', '/device/widgets', {}),
+      await request(api, 'GET', '/device/activities', { authorization: `Token ${f.deviceToken}` }),
+    ];
+    for (const reply of refused) {
+      expect(reply.status).toBe(401);
+      expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
+      expect(reply.headers.get('www-authenticate')).toBe('Device');
+    }
+  });
+
   describe('PUT /device/push', () => {
     it('204; tokens stored lower case; an omitted token is kept, null removes it', async () => {
       const put = await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
@@ -435,6 +449,7 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     const reply = await device('DELETE', '/fcm');
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
+    expect(reply.headers.get('www-authenticate')).toBe('Device');
     expect(await store.getFcmToken(phone.id)).toBe(FCM2);
   });
 });

@@ -12,7 +12,9 @@ export interface FieldError {
 }
 
 export type ServiceError =
-  | { kind: 'unauthorized' }
+  // `scheme`: the one the refused request had to use, named in its `WWW-Authenticate`
+  // (publishers' `Token` when absent, devices' `Device`).
+  | { kind: 'unauthorized'; scheme?: 'Device' }
   | { kind: 'subscription_required' }
   | { kind: 'activity_not_found' }
   | { kind: 'widget_not_found' }
@@ -36,6 +38,12 @@ export type ServiceError =
   | { kind: 'expectation_failed' }
   | { kind: 'request_aborted' }
   | { kind: 'storage_unavailable' };
+
+/**
+ * The device API's `401`: its `WWW-Authenticate` names the device scheme
+ * (docs/contract/publisher-api.md#auth-401-challenge).
+ */
+export const DEVICE_UNAUTHORIZED: ServiceError = Object.freeze({ kind: 'unauthorized', scheme: 'Device' });
 
 export class TilecastError extends Error {
   constructor(readonly error: ServiceError) {

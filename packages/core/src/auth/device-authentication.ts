@@ -1,4 +1,4 @@
-import { fail } from '../errors.js';
+import { DEVICE_UNAUTHORIZED, fail } from '../errors.js';
 import type { CoreRequest } from '../http/types.js';
 import type { Storage } from '../storage/storage.js';
 import type { DeviceRecord } from '../storage/records.js';
@@ -27,6 +27,6 @@ export function authenticateDevice(authenticate: DeviceAuthenticator, request: C
 }
 
 function foundOrUnauthorized(device: DeviceRecord | null): DeviceRecord {
-  if (device === null) fail({ kind: 'unauthorized' });
+  if (device === null) fail(DEVICE_UNAUTHORIZED);
   return device;
 }

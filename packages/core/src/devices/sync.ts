@@ -1,5 +1,5 @@
 import type { TilecastContext } from '../context.js';
-import { fail } from '../errors.js';
+import { DEVICE_UNAUTHORIZED, fail } from '../errors.js';
 import { activityPushToken, fcmRegistration, pushRegistration, validate } from '../schemas/index.js';
 import type { ActivityRecord, DeviceIdentity, DeviceRecord } from '../storage/records.js';
 import { type DeviceActivity, type DeviceWidget, deviceActivity, deviceWidget } from '../transport/pushes.js';
@@ -23,7 +23,7 @@ export async function registerPush(context: TilecastContext, device: DeviceRecor
   );
   // The device was removed, or its token rotated, since it authenticated: its credentials
   // no longer hold, and the tokens of the app that sent them must not stay behind.
-  if (!written) fail({ kind: 'unauthorized' });
+  if (!written) fail(DEVICE_UNAUTHORIZED);
 }
 
 /** `DELETE /device/push`: every APNs token of the device, update tokens included. */
@@ -31,7 +31,7 @@ export async function removePush(context: TilecastContext, device: DeviceRecord)
   const removed = await context.storage.removeApnsRegistration(device.id, { ifDevice: identityOf(device) });
   // The device was removed, or its token rotated, since it authenticated: a stale app's
   // request must not remove what the new app registered.
-  if (!removed) fail({ kind: 'unauthorized' });
+  if (!removed) fail(DEVICE_UNAUTHORIZED);
 }
 
 /** `PUT /device/fcm` (docs/contract/device-api.md#device-fcm-register): the token is stored as given, case and all. */
@@ -40,14 +40,14 @@ export async function registerFcm(context: TilecastContext, device: DeviceRecord
   if (!parsed.success) fail({ kind: 'validation', errors: parsed.errors });
   const written = await context.storage.setFcmToken(device.id, parsed.output.token, { ifDevice: identityOf(device) });
   // As for `PUT /device/push`: credentials rotated or removed since the request authenticated.
-  if (!written) fail({ kind: 'unauthorized' });
+  if (!written) fail(DEVICE_UNAUTHORIZED);
 }
 
 /** `DELETE /device/fcm` (docs/contract/device-api.md#device-fcm-remove): `204` also when there was none. */
 export async function removeFcm(context: TilecastContext, device: DeviceRecord): Promise<void> {
   const removed = await context.storage.removeFcmToken(device.id, { ifDevice: identityOf(device) });
   // As for `DELETE /device/push`: a stale app's request must not remove the new app's token.
-  if (!removed) fail({ kind: 'unauthorized' });
+  if (!removed) fail(DEVICE_UNAUTHORIZED);
 }
 
 /** `PUT /device/activities/{owner}/{slug}/push`. */
@@ -67,7 +67,7 @@ export async function registerActivityToken(
     activity.owner === device.accountId &&
     (await storage.setActivityPushToken(device.id, activity.owner, activity.slug, token, { ifDevice: identityOf(device) }));
   if (written) return;
-  if (!(await stillHolds(context, device))) fail({ kind: 'unauthorized' });
+  if (!(await stillHolds(context, device))) fail(DEVICE_UNAUTHORIZED);
   fail({ kind: 'activity_not_found' });
 }
 

@@ -12,7 +12,7 @@ import type { CoreResult } from './types.js';
 export function errorToResult(error: ServiceError): CoreResult {
   switch (error.kind) {
     case 'unauthorized':
-      return detail(401, 'Could not validate credentials', { 'www-authenticate': 'Token' });
+      return detail(401, 'Could not validate credentials', { 'www-authenticate': error.scheme ?? 'Token' });
     case 'subscription_required':
       return detail(402, 'No active subscription was found');
     case 'activity_not_found':

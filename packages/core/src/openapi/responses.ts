@@ -44,7 +44,12 @@ export function refusals(components: ComponentSchemas) {
         headers: { 'WWW-Authenticate': { description: '`Token`', schema: { type: 'string' } } },
       },
     },
-    deviceUnauthorized: { '401': detail('Authorization header missing or malformed, or no such device.', 'Could not validate credentials') },
+    deviceUnauthorized: {
+      '401': {
+        ...detail('Authorization header missing or malformed, or no such device.', 'Could not validate credentials'),
+        headers: { 'WWW-Authenticate': { description: '`Device`', schema: { type: 'string' } } },
+      },
+    },
     subscription: { '402': detail('The account has no active subscription.', 'No active subscription was found') },
     notFound: (description: string, text: string) => ({ '404': detail(description, text) }),
     tooLarge: {

@@ -5,6 +5,7 @@ import { errorToResult, internalErrorResult } from '../../src/http/error-respons
 describe('errorToResult: the one status table', () => {
   it.each<[ServiceError, number, unknown, Record<string, string>?]>([
     [{ kind: 'unauthorized' }, 401, 'Could not validate credentials', { 'www-authenticate': 'Token' }],
+    [{ kind: 'unauthorized', scheme: 'Device' }, 401, 'Could not validate credentials', { 'www-authenticate': 'Device' }],
     [{ kind: 'subscription_required' }, 402, 'No active subscription was found'],
     [{ kind: 'activity_not_found' }, 404, 'Activity not found'],
     [{ kind: 'widget_not_found' }, 404, 'Widget not found'],
