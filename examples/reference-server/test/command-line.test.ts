@@ -120,4 +120,12 @@ describe('the README', () => {
     expect(stderr).toBe(printed);
     expect(code).toBe(2);
   });
+
+  it('every `npm run <script>` it names is a script of the repository root, where its commands run', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const { scripts } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const named = [...new Set([...readme.matchAll(/npm run ([\w:-]+)/g)].map((match) => match[1]!))];
+    expect(named).toEqual(expect.arrayContaining(['apns-demo', 'fcm-demo']));
+    expect(named.filter((script) => !(script in scripts))).toEqual([]);
+  });
 });

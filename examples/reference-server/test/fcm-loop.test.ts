@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,14 @@ function recordingLogger() {
 
 const send = (method: string, url: string, authorization: string, body?: unknown) =>
   fetch(url, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+/** The row of `metric` in the README's table of metrics. */
+function readmeMetricRow(metric: string): string {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith(`| \`${metric}\` |`));
+  expect(row, `the README's metrics table has a row for ${metric}`).toBeDefined();
+  return row!;
+}
 
 const tokensOf = (banner: string) => /API token (?<token>\S+)[\s\S]*device token (?<deviceToken>\S+)/.exec(banner)!.groups!;
 
@@ -130,6 +139,15 @@ describe('reference server with FCM against the test double', () => {
       expect(metrics).toContain(`tilecast_transport_events_total{transport="${transport}",event="sent"} 1`);
     }
     expect(metrics).not.toContain(DEMO_FCM_TOKEN);
+    // The README's metrics table names every transport and event label value both report.
+    for (const name of ['tilecast_device_pushes_total', 'tilecast_transport_events_total']) {
+      const row = readmeMetricRow(name);
+      const values = [...metrics.matchAll(new RegExp(`^${name}\\{([^}]*)\\}`, 'gm'))].flatMap((match) =>
+        [...match[1]!.matchAll(/(transport|event)="([^"]+)"/g)].map((label) => label[2]!),
+      );
+      expect(values).toEqual(expect.arrayContaining(['apns', 'fcm']));
+      expect({ name, undocumented: [...new Set(values)].filter((value) => !row.includes(`\`${value}\``)) }).toEqual({ name, undocumented: [] });
+    }
 
     await server.shutdown();
     server = undefined;

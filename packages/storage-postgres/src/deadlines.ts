@@ -57,6 +57,14 @@ const NETWORK_CODES = new Set([
  */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
+/**
+ * SQLSTATEs with which the server refuses a new connection for now, outages only while
+ * connecting: `55000` is a database that does not accept connections (`ALLOW_CONNECTIONS
+ * false`, as for maintenance), whereas in a statement it is a bug's. A database that does
+ * not exist (`3D000`) or a refused login (`28P01`) stays a misconfiguration.
+ */
+const REFUSED_CONNECTION_STATES = new Set(['55000']);
+
 /** What `pg` and `pg-pool` say when a connection broke, timed out or could not be had. */
 const DRIVER_MESSAGES = [
   'Connection terminated', // "... unexpectedly", "... due to connection timeout"
@@ -104,6 +112,14 @@ export function classify(error: unknown): unknown {
   return new StorageUnavailableError(`PostgreSQL unavailable: ${message}`, { cause: error, deadline: isDeadlineFailure(error) });
 }
 
+/** The error to throw when no connection could be opened: `classify`, and a refused connection is an outage too. */
+export function classifyConnectFailure(error: unknown): unknown {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string' || !REFUSED_CONNECTION_STATES.has(code)) return classify(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new StorageUnavailableError(`PostgreSQL unavailable: connection refused (${message})`, { cause: error });
+}
+
 /**
  * The pool every store operation uses: `pool` with the acquire and statement deadlines and
  * the outage classification. A connection whose statement missed its deadline, or that
@@ -127,7 +143,7 @@ export function guardedPool(pool: PoolLike, deadlines: Pick<Deadlines, 'acquireT
         (error: unknown) => {
           if (late) return;
           clearTimeout(timer);
-          reject(classify(error));
+          reject(classifyConnectFailure(error));
         },
       );
     });

@@ -1,8 +1,8 @@
 /** Which driver and server failures the store reports as an outage (`StorageUnavailableError`, a 503). */
-import type { StorageUnavailableError } from '@tilecast/core/storage';
+import { type StorageUnavailableError, isStorageUnavailable } from '@tilecast/core/storage';
 import { isConnectionFailure } from '@tilecast/storage-postgres';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../src/deadlines.js';
+import { classify, classifyConnectFailure } from '../src/deadlines.js';
 
 const failure = (code: string | undefined, message = 'x') => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -60,5 +60,16 @@ describe('classify', () => {
     expect(deadline(failure('ECONNREFUSED'))).toBe(false);
     expect(deadline(failure(undefined, 'Connection terminated unexpectedly'))).toBe(false);
     expect(deadline(failure('57P01'))).toBe(false);
+  });
+
+  it('a new connection refused with 55000 (ALLOW_CONNECTIONS false) is an outage; 55000 in a statement, 3D000 and 28P01 are not', () => {
+    const refused = failure('55000', 'database "app" is not currently accepting connections');
+    const classified = classifyConnectFailure(refused) as StorageUnavailableError;
+    expect(isStorageUnavailable(classified)).toBe(true);
+    expect(classified.cause).toBe(refused);
+    expect(classified.deadline).toBe(false);
+    expect(classify(refused)).toBe(refused);
+    for (const code of ['3D000', '28P01']) expect(classifyConnectFailure(failure(code))).toEqual(failure(code));
+    expect(isStorageUnavailable(classifyConnectFailure(failure('ECONNREFUSED')))).toBe(true);
   });
 });

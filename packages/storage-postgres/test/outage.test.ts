@@ -10,6 +10,7 @@ import { StorageUnavailableError } from '@tilecast/core/storage';
 import { LATEST_VERSION, type PostgresStorage, createPostgresStorage, migrate } from '@tilecast/storage-postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { DATABASE_URL, NEEDS_SERVER, randomSchema } from './support.js';
 
@@ -264,6 +265,45 @@ describe.skipIf(!DATABASE_URL)('storage-postgres deadlines through a frozen conn
     const later = `acct-${randomUUID()}`;
     await appender.appendEvent(later, event());
     await eventually(() => woken.includes(later));
+  });
+});
+
+describe.skipIf(!DATABASE_URL)('storage-postgres on a database that refuses connections (PostgreSQL)', () => {
+  let scratch: ScratchDatabase;
+  let admin: pg.Client;
+  let store: PostgresStorage | undefined;
+  const allowConnections = (allowed: boolean) => admin.query(`ALTER DATABASE "${scratch.name}" ALLOW_CONNECTIONS ${allowed}`);
+
+  beforeAll(async () => {
+    // A database of its own: refusing connections to the run's would cut the other tests'.
+    const server = new URL(DATABASE_URL!);
+    server.pathname = '';
+    scratch = await createScratchDatabase(server.toString().replace(/\/$/, ''));
+    admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await admin?.end();
+    await scratch?.drop();
+  });
+
+  it('a connection refused with ALLOW_CONNECTIONS false is unavailable (503), and the store recovers when it is allowed again', async () => {
+    const schema = randomSchema('refused');
+    store = createPostgresStorage({ connectionString: scratch.url, schema, listen: false, ...deadlines });
+    await migrate(store.pool, { schema });
+    expect(await store.getAccount('nobody')).toBeNull();
+    await allowConnections(false);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [scratch.name]);
+    // Once the pool dropped its terminated connection, the next call has to open one.
+    await eventually(() => (store!.pool as pg.Pool).totalCount === 0);
+    const refused = await timed(store.getAccount('nobody'));
+    expect(refused.error).toBeInstanceOf(StorageUnavailableError);
+    expect(String((refused.error as Error).cause)).toMatch(/not currently accepting connections/);
+    const transaction = await timed(store.acquireEventStreamSlot('a', 'l1', { max: 4, now: T0, ttlMs: 60_000 }));
+    expect(transaction.error).toBeInstanceOf(StorageUnavailableError);
+    await allowConnections(true);
+    expect(await store.getAccount('nobody')).toBeNull();
   });
 });
 
