@@ -1,8 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Logger, Storage } from '@tilecast/core';
 import { apnsRegistryFrom, createApnsTransport, type ApnsTransport } from '@tilecast/transport-apns';
-import type { ApnsConfig } from './config.js';
+import { ConfigError, type ApnsConfig } from './config.js';
+import { readSettingFile } from './setting-files.js';
 
 /** Makes the APNs transport once the store is open: the registry reads the tokens the phones registered there. */
 export type ApnsFactory = (storage: Storage) => ApnsTransport;
@@ -13,8 +13,8 @@ export type ApnsFactory = (storage: Storage) => ApnsTransport;
  * later (once the store is open) cannot fail.
  */
 export async function prepareApns(config: ApnsConfig, logger: Logger): Promise<ApnsFactory> {
-  const signingKey = signingKeyFrom(config.keyFile, await readSetting('TILECAST_APNS_KEY_FILE', config.keyFile));
-  const ca = config.caFile === null ? undefined : await readSetting('TILECAST_APNS_CA_FILE', config.caFile);
+  const signingKey = signingKeyFrom(config.keyFile, await readSettingFile('TILECAST_APNS_KEY_FILE', config.keyFile));
+  const ca = config.caFile === null ? undefined : await readSettingFile('TILECAST_APNS_CA_FILE', config.caFile);
   if (config.origin !== null) logger.warn('APNs origin replaced: pushes go to TILECAST_APNS_ORIGIN, not to Apple (tests only)', { origin: config.origin });
   // docs/contract/broadcast-channels.md#broadcast-reference-settings
   if (config.manageOrigin !== null) {
@@ -43,10 +43,10 @@ function signingKeyFrom(path: string, pem: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch {
-    throw new Error(`TILECAST_APNS_KEY_FILE (${path}) is not a PEM private key (the .p8 file from Apple)`);
+    throw new ConfigError([`TILECAST_APNS_KEY_FILE (${path}) is not a PEM private key (the .p8 file from Apple)`]);
   }
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new Error(`TILECAST_APNS_KEY_FILE (${path}) is not an EC P-256 key (the .p8 file from Apple)`);
+    throw new ConfigError([`TILECAST_APNS_KEY_FILE (${path}) is not an EC P-256 key (the .p8 file from Apple)`]);
   }
   return key;
 }
@@ -56,12 +56,4 @@ export function describeApns(config: ApnsConfig | null): string {
   if (config === null) return 'APNs delivery: off (set TILECAST_APNS_KEY_FILE, _KEY_ID, _TEAM_ID and _BUNDLE_ID to turn it on)';
   const where = config.origin ?? "Apple's production or sandbox host, as each device registered";
   return `APNs delivery: on, bundle ${config.bundleId}, to ${where}`;
-}
-
-async function readSetting(name: string, path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read ${name} (${path}): ${error instanceof Error ? error.message : String(error)}`);
-  }
 }

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Logger, Storage } from '@tilecast/core';
 import { checkFcmServiceAccount, createFcmTransport, fcmRegistryFrom, type FcmServiceAccount, type FcmTransport } from '@tilecast/transport-fcm';
-import type { FcmConfig } from './config.js';
+import { ConfigError, type FcmConfig } from './config.js';
+import { readSettingFile } from './setting-files.js';
 
 /** Makes the FCM transport once the store is open: the registry reads the tokens the phones registered there. */
 export type FcmFactory = (storage: Storage) => FcmTransport;
@@ -13,8 +13,8 @@ export type FcmFactory = (storage: Storage) => FcmTransport;
  * (once the store is open) cannot fail.
  */
 export async function prepareFcm(config: FcmConfig, logger: Logger): Promise<FcmFactory> {
-  const serviceAccount = serviceAccountFrom(config.credentialsFile, await readSetting('TILECAST_FCM_CREDENTIALS_FILE', config.credentialsFile));
-  const ca = config.caFile === null ? undefined : await readSetting('TILECAST_FCM_CA_FILE', config.caFile);
+  const serviceAccount = serviceAccountFrom(config.credentialsFile, await readSettingFile('TILECAST_FCM_CREDENTIALS_FILE', config.credentialsFile));
+  const ca = config.caFile === null ? undefined : await readSettingFile('TILECAST_FCM_CA_FILE', config.caFile);
   if (config.origin !== null) logger.warn("FCM origin replaced: messages go to TILECAST_FCM_ORIGIN, not to Google's (tests only)", { origin: config.origin });
   if (config.tokenOrigin !== null) {
     logger.warn("FCM token origin replaced: access tokens come from TILECAST_FCM_TOKEN_ORIGIN, not from Google's (tests only)", { origin: config.tokenOrigin });
@@ -43,7 +43,7 @@ function serviceAccountFrom(path: string, text: string): FcmServiceAccount {
     const named = `TILECAST_FCM_CREDENTIALS_FILE (${path})`;
     const field = /^transport-fcm: serviceAccount\.(.*)$/.exec(message);
     const whole = /^transport-fcm: serviceAccount (.*)$/.exec(message);
-    throw new Error(field !== null ? `${named}: ${field[1]}` : whole !== null ? `${named} ${whole[1]}` : `${named}: ${message}`);
+    throw new ConfigError([field !== null ? `${named}: ${field[1]}` : whole !== null ? `${named} ${whole[1]}` : `${named}: ${message}`]);
   }
 }
 
@@ -51,12 +51,4 @@ function serviceAccountFrom(path: string, text: string): FcmServiceAccount {
 export function describeFcm(config: FcmConfig | null): string {
   if (config === null) return 'FCM delivery: off (set TILECAST_FCM_CREDENTIALS_FILE to turn it on)';
   return `FCM delivery: on, to ${config.origin ?? "Google's FCM host"}`;
-}
-
-async function readSetting(name: string, path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read ${name} (${path}): ${error instanceof Error ? error.message : String(error)}`);
-  }
 }

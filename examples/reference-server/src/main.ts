@@ -1,4 +1,4 @@
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { helpText } from './help.js';
 import { type ReferenceServer, startReferenceServer } from './index.js';
 import { createServerLogger, pinoLogger } from './logging.js';
@@ -32,14 +32,7 @@ async function main(): Promise<void> {
     return;
   }
   const { config, problems, warnings } = loadConfig(process.env);
-  if (config === null) {
-    for (const line of [...warnings, ...problems]) console.error(line);
-    console.error(
-      `Tilecast reference server not started: ${problems.length === 1 ? 'a configuration problem' : `${problems.length} configuration problems`} (--help lists every setting)`,
-    );
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  if (config === null) return refuse([...warnings, ...problems], problems.length);
   // JSON lines at LOG_LEVEL (a compact human format on a terminal): every event of the
   // server and the core, and one line per request.
   const logger = pinoLogger(createServerLogger(config.logLevel));
@@ -95,7 +88,19 @@ function printBanner(server: ReferenceServer): void {
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+/** Prints the problems and the line that counts them; exit code 2, nothing started. */
+function refuse(lines: string[], problems: number): void {
+  for (const line of lines) console.error(line);
+  console.error(
+    `Tilecast reference server not started: ${problems === 1 ? 'a configuration problem' : `${problems} configuration problems`} (--help lists every setting)`,
+  );
+  process.exitCode = EXIT_USAGE;
+}
+
 main().catch((error: unknown) => {
+  // A file a setting names that cannot be used (a key, a credentials file) is found only
+  // once it is read: a configuration problem too, before anything was opened.
+  if (error instanceof ConfigError) return refuse(error.problems, error.problems.length);
   console.error(`Tilecast reference server failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -4,7 +4,7 @@
  * kind of bad setting stops the start with its one line and exit code 2, no stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,36 @@ describe('a bad setting stops the start with one line and exit code 2', () => {
       ),
       stderr,
     ).toBe(true);
+    expect(code).toBe(2);
+  });
+});
+
+describe('a file a setting names that cannot be used', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tilecast-setting-files-'));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const refused = (line: string) => `${line}\nTilecast reference server not started: a configuration problem (--help lists every setting)\n`;
+
+  it('an FCM credentials file without private_key: its one line, exit code 2, the database untouched', () => {
+    const path = file('fcm.json', JSON.stringify({ type: 'service_account', project_id: 'demo', client_email: 'push@demo.iam.gserviceaccount.com' }));
+    const { code, stderr } = run([], { DATABASE_URL: UNREACHABLE_DATABASE, TILECAST_FCM_CREDENTIALS_FILE: path });
+    expect(stderr).toBe(refused(`TILECAST_FCM_CREDENTIALS_FILE (${path}): private_key is missing`));
+    expect(code).toBe(2);
+  });
+
+  it('an APNs key file that is not a PEM key: its one line, exit code 2, the database untouched', () => {
+    const path = file('key.p8', 'not a key');
+    const apns = {
+      TILECAST_APNS_KEY_FILE: path,
+      TILECAST_APNS_KEY_ID: 'ABC123DEFG',
+      TILECAST_APNS_TEAM_ID: 'DEF123GHIJ',
+      TILECAST_APNS_BUNDLE_ID: 'com.example.app',
+    };
+    const { code, stderr } = run([], { DATABASE_URL: UNREACHABLE_DATABASE, ...apns });
+    expect(stderr).toBe(refused(`TILECAST_APNS_KEY_FILE (${path}) is not a PEM private key (the .p8 file from Apple)`));
     expect(code).toBe(2);
   });
 });
