@@ -224,12 +224,11 @@ export function createTilecast(options: TilecastOptions): Tilecast {
   const stopHousekeeping = purgeInterval > 0 ? startHousekeeping(storage, clock, logger, purgeInterval) : () => {};
 
   const devicePath = options.openapi?.devicePath ?? DEFAULT_DEVICE_PATH;
-  const observation = (prefix: string): HandlerObservation | undefined =>
-    observer && requestAccounts ? { observer, accounts: requestAccounts, prefix } : undefined;
+  const observation: HandlerObservation | undefined = observer && requestAccounts ? { observer, accounts: requestAccounts } : undefined;
   return {
-    ...createHandler(context, publisherRoutes, observation('')),
-    device: createHandler(context, deviceRoutes, observation(devicePath.replace(/\/+$/, ''))),
-    health: createHandler(context, healthRoutes, observation('')),
+    ...createHandler(context, publisherRoutes, '', observation),
+    device: createHandler(context, deviceRoutes, devicePath.replace(/\/+$/, ''), observation),
+    health: createHandler(context, healthRoutes, '', observation),
     drain: () => ({ streamsEnded: sseConnections.drain() }),
     handBackDeliveries: () => devices.handBack(),
     get draining() {
@@ -258,28 +257,30 @@ interface HandlerObservation {
   observer: SafeObserver;
   /** Accounts noted by authentication, per request. */
   accounts: WeakMap<CoreRequest, string>;
-  /** Where the handler is mounted, for the route label (`/device` for the device API). */
-  prefix: string;
 }
 
 /** Where the device API is mounted when `openapi.devicePath` does not say (the reference deployment's path). */
 const DEFAULT_DEVICE_PATH = '/device';
 
-/** Routes a request and turns every failure into the specified response. */
-function createHandler(context: TilecastContext, routes: Route<TilecastContext>[], observation?: HandlerObservation): Required<RequestHandler> {
+/**
+ * Routes a request and turns every failure into the specified response. `prefix`: where the
+ * handler is mounted (`/device` for the device API), in its logs' paths and route labels.
+ */
+function createHandler(context: TilecastContext, routes: Route<TilecastContext>[], prefix: string, observation?: HandlerObservation): Required<RequestHandler> {
   const router = createRouter(routes);
   const failed = (request: CoreRequest, error: unknown): CoreResult => {
+    const path = prefix + request.path;
     if (isTilecastError(error)) {
       // The client went away mid-body: its own doing, not a failure (and no one to answer).
-      if (error.error.kind === 'request_aborted') context.logger.info('request aborted', { method: request.method, path: request.path });
+      if (error.error.kind === 'request_aborted') context.logger.info('request aborted', { method: request.method, path });
       return errorToResult(error.error);
     }
     if (isStorageUnavailable(error)) {
-      context.logger.warn('storage unavailable', { method: request.method, path: request.path, error: describeError(error) });
+      context.logger.warn('storage unavailable', { method: request.method, path, error: describeError(error) });
       context.observer?.storeError({ kind: storeErrorKind(error) });
       return errorToResult({ kind: 'storage_unavailable' });
     }
-    context.logger.error('request failed', { method: request.method, path: request.path, error: String(error) });
+    context.logger.error('request failed', { method: request.method, path, error: String(error) });
     return internalErrorResult();
   };
   // Not an async function: on the hot path that would add a promise, a suspended frame and
@@ -302,7 +303,7 @@ function createHandler(context: TilecastContext, routes: Route<TilecastContext>[
     request.method === 'HEAD' ? answer(request, matched).then(headOf) : answer(request, matched);
   // Unobserved, requests take the path above as it is: no time stamp, no label, no object.
   if (observation === undefined) return { handle: (request) => run(request), owns: router.owns };
-  return { handle: observedHandle(run, routes, observation), owns: router.owns };
+  return { handle: observedHandle(run, routes, prefix, observation), owns: router.owns };
 }
 
 /** A HEAD's answer; a body that does not serialise is the `500` a GET would get (its head). */
@@ -318,7 +319,8 @@ function headOf(result: CoreResult): CoreResult {
 function observedHandle(
   run: (request: CoreRequest, matched: (pattern: string) => void) => Promise<CoreResult>,
   routes: Route<TilecastContext>[],
-  { observer, accounts, prefix }: HandlerObservation,
+  prefix: string,
+  { observer, accounts }: HandlerObservation,
 ): (request: CoreRequest) => Promise<CoreResult> {
   // The labels are the documented patterns (`/widget/{slug}`), made once.
   const labels = new Map(routes.map((route) => [route.pattern, prefix + route.pattern.replace(/:([^/]+)/g, '{$1}')]));
