@@ -10,7 +10,7 @@ import express from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installServerHandlers, tilecastRouter } from '@tilecast/adapter-express';
-import { createTilecast, silentLogger, type Tilecast } from '@tilecast/core';
+import { createTilecast, silentLogger, type Storage, type Tilecast } from '@tilecast/core';
 import { createMemoryStorage } from '@tilecast/storage-memory';
 import { seedFixture, type Fixture } from '../support/fixtures.js';
 
@@ -43,11 +43,13 @@ function hostApp(createApp: Express, tilecast: Tilecast, prefix: '' | '/tilecast
 describe.each(versions)('%s host app', (_version, createApp) => {
   describe.each(['', '/tilecast'] as const)('with Tilecast mounted at "%s"', (prefix) => {
     let tilecast: Tilecast;
+    let storage: Storage;
     let fixture: Fixture;
     let server: Server;
     let origin: string;
     beforeAll(async () => {
-      tilecast = createTilecast({ storage: createMemoryStorage(), logger: silentLogger, purgeIntervalMs: 0 });
+      storage = createMemoryStorage();
+      tilecast = createTilecast({ storage, logger: silentLogger, purgeIntervalMs: 0 });
       fixture = await seedFixture(tilecast);
       const app = hostApp(createApp, tilecast, prefix);
       server = await new Promise<Server>((resolve) => {
@@ -113,6 +115,17 @@ describe.each(versions)('%s host app', (_version, createApp) => {
         status: 422,
         body: json_invalid,
       });
+    });
+
+    it("a charset the host's express.json() refuses and Tilecast takes (utf8) is read by Tilecast", async () => {
+      // docs/contract/limits-and-errors.md#body-charset-utf8: the host's parser refuses it before reading the body.
+      const device = { authorization: `Device ${fixture.deviceToken}`, 'content-type': 'application/json; charset=utf8' };
+      expect(await send('PUT', `${prefix}/device/fcm`, '{"token":"fcm:Token_1-a"}', device)).toMatchObject({ status: 204 });
+      expect(await storage.getFcmToken('acme-phone')).toBe('fcm:Token_1-a');
+      const latin1 = { ...device, 'content-type': 'application/json; charset=latin1' };
+      expect(await send('PUT', `${prefix}/device/fcm`, '{"token":"other"}', latin1)).toMatchObject({ status: 415, body: { detail: 'Unsupported Media Type' } });
+      expect(await send('PUT', `${prefix}/device/fcm`, '{"token":"other"}', { ...latin1, authorization: 'Device nope' })).toMatchObject({ status: 401 });
+      expect(await storage.getFcmToken('acme-phone')).toBe('fcm:Token_1-a');
     });
 
     // Only a mount below the root has paths outside it (no skipped test at the root mount).

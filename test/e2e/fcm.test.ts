@@ -194,6 +194,53 @@ describe.each(stores)('PATCH to the FCM double: %s store', (store) => {
     expect(await opened.storage.listDeadLetters({ limit: 10 })).toEqual([]);
   });
 
+  it('UNREGISTERED for a token the app replaced while the message was out removes nothing: the new token stays and gets the next message', async () => {
+    // docs/contract/device-api.md#device-fcm-follows-token, on the store itself (not a registry in memory).
+    const FRESH = 'acme-phone:APA91b-fresh';
+    double.answer({ answer: 'stall', token: PHONE });
+    await publish('/activity/build', progressUpdate(0.25));
+    await double.waitForRequests(1);
+    expect((await asDevice(f.deviceToken, 'PUT', '/fcm', { token: FRESH })).status).toBe(204);
+    double.releaseStalled({ error: 'UNREGISTERED' });
+    await settled();
+    expect(await opened.storage.getFcmToken('acme-phone')).toBe(FRESH);
+    expect(await opened.storage.getFcmToken('guest-phone')).toBe(GUEST);
+    clock.advance(1_000);
+    await publish('/activity/build', progressUpdate(0.5));
+    await settled();
+    // (A stalled message is logged as it arrived, before its answer.)
+    expect(double.received.map((message) => message.registrationToken)).toEqual([PHONE, FRESH]);
+    expect(double.received[1]!.status).toBe(200);
+    expect(fcm.counters()).toMatchObject({ sent: 1, tokensRemoved: 1 });
+  });
+
+  it('one registration token held by devices of one account and of another: each holds its own; a DELETE or an UNREGISTERED of one leaves the others', async () => {
+    const SHARED = 'shared-install:APA91b-same';
+    const tablet = await api.tilecast.management.registerDevice({ id: 'acme-tablet', account: 'acme' });
+    const holders = { 'acme-phone': f.deviceToken, 'acme-tablet': tablet.token, 'guest-phone': f.guestToken };
+    const held = async () => Promise.all(Object.keys(holders).map((id) => opened.storage.getFcmToken(id)));
+    for (const token of Object.values(holders)) expect((await asDevice(token, 'PUT', '/fcm', { token: SHARED })).status).toBe(204);
+    expect(await held()).toEqual([SHARED, SHARED, SHARED]);
+    expect((await asDevice(f.deviceToken, 'DELETE', '/fcm')).status).toBe(204);
+    expect(await held()).toEqual([null, SHARED, SHARED]);
+    expect((await asDevice(f.guestToken, 'DELETE', '/fcm')).status).toBe(204);
+    expect(await held()).toEqual([null, SHARED, null]);
+    for (const token of Object.values(holders)) expect((await asDevice(token, 'PUT', '/fcm', { token: SHARED })).status).toBe(204);
+
+    // The widget reaches all three (the guest's by a share); FCM refuses the first message only.
+    double.answer({ answer: { error: 'UNREGISTERED' }, token: SHARED });
+    await publish('/widget/lights', { content: switchboardContent() });
+    await settled();
+    expect(double.received.map((message) => `${message.registrationToken} ${message.status}`).sort()).toEqual([
+      `${SHARED} 200`,
+      `${SHARED} 200`,
+      `${SHARED} 404`,
+    ]);
+    // The token went from the one device whose message FCM answered so, and from no other.
+    expect((await held()).filter((token) => token === SHARED)).toHaveLength(2);
+    expect(fcm.counters()).toMatchObject({ sent: 2, tokensRemoved: 1 });
+  });
+
   it('a refusal becomes a dead letter named fcm, with FCM’s error code', async () => {
     double.answer({ answer: { error: 'SENDER_ID_MISMATCH' }, token: PHONE });
     await publish('/activity/build', progressUpdate(0.25));

@@ -20,6 +20,17 @@ describe.each(adapters)('request bodies through %s', (adapter) => {
     expect(reply.body).toEqual(jsonInvalid);
   });
 
+  it('JSON that is not an object is a 422 dict_type, also behind a host parser in strict mode', async () => {
+    for (const raw of ['"abc"', '1', 'null', '   true']) {
+      const reply = await send(raw);
+      expect(reply.status, raw).toBe(422);
+      expect(
+        reply.body.detail.map(({ loc, type }: { loc: unknown; type: unknown }) => ({ loc, type })),
+        raw,
+      ).toEqual([{ loc: ['body'], type: 'dict_type' }]);
+    }
+  });
+
   it('an empty body is not {}', async () => {
     expect((await send('')).status).toBe(422);
   });
@@ -36,6 +47,19 @@ describe.each(adapters)('request bodies through %s', (adapter) => {
     expect((await send(body, 'text/plain')).status).toBe(415);
     expect((await send(body, 'APPLICATION/JSON; charset=utf-8')).status).toBe(200);
     expect((await send(body, 'application/merge-patch+json')).status).toBe(200);
+  });
+
+  it('charset utf8 (no hyphen, any letter case, quoted or not) is UTF-8, also behind a host parser that refuses it', async () => {
+    // docs/contract/limits-and-errors.md#body-charset-utf8; express.json() refuses every
+    // charset not starting with "utf-", before it reads the body.
+    const body = JSON.stringify(progressUpdate());
+    for (const type of ['application/json; charset=utf8', 'application/json;charset="UTF8"', 'application/merge-patch+json; charset=Utf8']) {
+      const reply = await send(body, type);
+      expect(reply.status, type).toBe(200);
+    }
+    // Still 415 for a charset the contract refuses, and after the credentials.
+    expect((await send(body, 'application/json; charset=utf-16')).body).toEqual({ detail: 'Unsupported Media Type' });
+    expect((await request(api, 'PATCH', '/activity/build', { token: 'nope', raw: body, contentType: 'application/json; charset=latin1' })).status).toBe(401);
   });
 
   it('a missing Content-Type is parsed as JSON', async () => {

@@ -29,6 +29,14 @@ export function tilecastRouter(tilecast: TilecastHandler): [TilecastMiddleware, 
   const errorHandler: TilecastErrorMiddleware = (error, req, res, next) => {
     const refusal = isTilecastRoute(tilecast, req) ? bodyParserRefusal(error, req) : null;
     if (refusal === null || res.headersSent) return next(error);
+    // body-parser refuses a charset before it reads the body, and refuses `utf8`, which is
+    // UTF-8 to Tilecast (docs/contract/limits-and-errors.md#body-charset-utf8): the body is
+    // still unread, so the core reads it and judges the media type by its own rule.
+    if (refusal === UNREAD_BODY) return void handleNodeRequest(tilecast, req, res);
+    // A body that express.json() read and could not take (not JSON, or, in its default strict
+    // mode, JSON that is not an object or array): the core parses the text itself, so that it
+    // answers as without a host parser (`dict_type` for `"abc"`, `413` over the limit).
+    if (refusal instanceof Uint8Array) return void handleNodeRequest(tilecast, req, res, { parsedBody: refusal });
     void handleNodeRequest(tilecast, req, res, { bodyRefusal: refusal });
   };
   return [handler, errorHandler];
@@ -52,18 +60,23 @@ function preParsedBody(req: IncomingMessage): unknown {
   return (req as { body?: unknown }).body;
 }
 
+/** A body-parser refusal made before reading the body: the core reads it instead. */
+const UNREAD_BODY = Symbol('unread body');
+
 /** body-parser's error types, mapped to the service's refusals. */
-function bodyParserRefusal(error: unknown, req: IncomingMessage): ServiceError | null {
-  const { type, expose } = (error ?? {}) as { type?: unknown; expose?: unknown };
+function bodyParserRefusal(error: unknown, req: IncomingMessage): ServiceError | typeof UNREAD_BODY | Uint8Array | null {
+  const { type, expose, body } = (error ?? {}) as { type?: unknown; expose?: unknown; body?: unknown };
   switch (type) {
+    case 'charset.unsupported':
+      return UNREAD_BODY;
     case 'entity.parse.failed':
-      return jsonDecodeError();
+      // body-parser keeps the text it decoded on the error.
+      return typeof body === 'string' ? Buffer.from(body, 'utf8') : jsonDecodeError();
     case 'entity.too.large':
       return { kind: 'payload_too_large' };
     case 'request.aborted':
       return { kind: 'request_aborted' }; // the client left mid-body: logged as an abort
     case 'encoding.unsupported':
-    case 'charset.unsupported':
       return { kind: 'unsupported_media_type' };
     default:
       // A compressed body that does not inflate: body-parser wraps zlib's error in a client

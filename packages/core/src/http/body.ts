@@ -178,24 +178,27 @@ function isIdentityEncoding(header: HeaderValue): boolean {
 
 /**
  * Refuses strings (values and keys) that not every storage can keep: NUL and unpaired
- * surrogates. Iterative, so a deeply nested body cannot overflow the stack; each entry
- * links to its parent instead of carrying a copy of its path, so a body nested 30,000
- * deep costs 30,000 steps, not 30,000² copied path elements.
+ * surrogates; the error names the first one in document order
+ * (docs/contract/limits-and-errors.md#field-error-cap), a key by its object's path.
+ * Iterative, so a deeply nested body cannot overflow the stack; each entry links to its
+ * parent instead of carrying a copy of its path, so a body nested 30,000 deep costs 30,000
+ * steps, not 30,000² copied path elements.
  */
 function checkStrings(root: unknown): void {
   const stack: Visit[] = [{ value: root, parent: undefined, key: 'body' }];
   while (stack.length > 0) {
     const visit = stack.pop()!;
-    const { value } = visit;
+    const { value, parent, key } = visit;
+    // A key is checked when its entry comes off the stack: after everything before it.
+    if (parent !== undefined && typeof key === 'string' && !isHoldable(key)) fail({ kind: 'validation', errors: [unicodeError(pathOf(parent))] });
     if (typeof value === 'string') {
       if (!isHoldable(value)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
     } else if (Array.isArray(value)) {
+      // Pushed last to first, so that they come off the stack in document order.
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, key: i });
     } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
-        if (!isHoldable(key)) fail({ kind: 'validation', errors: [unicodeError(pathOf(visit))] });
-        stack.push({ value: (value as Record<string, unknown>)[key], parent: visit, key });
-      }
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]!], parent: visit, key: keys[i]! });
     }
   }
 }

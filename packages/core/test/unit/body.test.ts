@@ -93,6 +93,11 @@ describe('decoding', () => {
     ['a lone surrogate', '{"a":{"b":["\\ud800"]}}', ['body', 'a', 'b', 0]],
     ['NUL', '{"a":"x\\u0000y"}', ['body', 'a']],
     ['a lone surrogate in a key', '{"a":{"\\udc00":1}}', ['body', 'a']],
+    // docs/contract/limits-and-errors.md#field-error-cap: of several, the first in document order.
+    ['the first of two values', '{"token":"\\ud800A","x":"\\udc00"}', ['body', 'token']],
+    ['a value before a later key', '{"a":["\\u0000"],"\\u0000":1}', ['body', 'a', 0]],
+    ['a key before a later value', '{"a":{"\\u0000":1},"b":"\\u0000"}', ['body', 'a']],
+    ['an array item before a later sibling', '[{"a":"\\u0000"},"\\ud800"]', ['body', 0, 'a']],
   ])('%s is a 422 at its location', async (_, text, loc) => {
     const error = await refusal(req(bytes(text)));
     expect(error).toMatchObject({ kind: 'validation', errors: [{ loc, type: 'string_unicode' }] });
