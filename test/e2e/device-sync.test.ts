@@ -63,6 +63,14 @@ describe.each(adapters)('device sync API through %s', (adapter) => {
     }
   });
 
+  it('the device scheme in any letter case, one space, then the token (docs/contract/device-api.md#device-auth)', async () => {
+    const as = (authorization: string) => request(api, 'GET', '/device/widgets', { authorization });
+    for (const accepted of [`device ${f.deviceToken}`, `DEVICE ${f.deviceToken}`]) expect((await as(accepted)).status, accepted).toBe(200);
+    for (const refused of [`Device  ${f.deviceToken}`, `Device${f.deviceToken}`, `Token ${f.deviceToken}`]) {
+      expect((await as(refused)).status, refused).toBe(401);
+    }
+  });
+
   describe('PUT /device/push', () => {
     it('204; tokens stored lower case; an omitted token is kept, null removes it', async () => {
       const put = await device('PUT', '/push', { body: { environment: 'sandbox', push_to_start: HEX, widgets: HEX2 } });
