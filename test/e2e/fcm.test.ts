@@ -214,7 +214,7 @@ describe.each(stores)('PATCH to the FCM double: %s store', (store) => {
     expect(fcm.counters()).toMatchObject({ sent: 1, tokensRemoved: 1 });
   });
 
-  it('one registration token held by devices of one account and of another: each holds its own; a DELETE or an UNREGISTERED of one leaves the others', async () => {
+  it('one registration token held by devices of one account and of another: each holds its own; a DELETE or an UNREGISTERED of one leaves the others (docs/contract/device-api.md#device-fcm-shared-token)', async () => {
     const SHARED = 'shared-install:APA91b-same';
     const tablet = await api.tilecast.management.registerDevice({ id: 'acme-tablet', account: 'acme' });
     const holders = { 'acme-phone': f.deviceToken, 'acme-tablet': tablet.token, 'guest-phone': f.guestToken };
