@@ -12,3 +12,10 @@ export const consoleLogger: Logger = {
 };
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** An error and its cause, for the log (a store's unavailable error wraps the driver's). */
+export function describeError(error: unknown): string {
+  const text = String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? text : `${text} (${String(cause)})`;
+}

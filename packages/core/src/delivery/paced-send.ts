@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import { describeError, type Logger } from '../logger.js';
 
 /**
  * Devices handed to the transport per turn of the event loop. How a fan-out is paced, as a
@@ -47,8 +47,8 @@ export function sendPaced(
       if (++done === total) resolve();
       else schedule();
     };
-    const failed = (deviceId: string) => () => {
-      logger.warn('push to a device failed', { deviceId });
+    const failed = (deviceId: string) => (error: unknown) => {
+      logger.warn('push to a device failed', { deviceId, error: describeError(error) });
       settled();
     };
     const slice = () => {
@@ -66,8 +66,8 @@ export function sendPaced(
         let sent: Promise<unknown>;
         try {
           sent = send(deviceId);
-        } catch {
-          failed(deviceId)();
+        } catch (error) {
+          failed(deviceId)(error);
           continue;
         }
         sent.then(settled, failed(deviceId));

@@ -1,5 +1,6 @@
 import type { TilecastContext } from '../context.js';
 import { isStorageUnavailable } from '../errors.js';
+import { describeError } from '../logger.js';
 import type { CoreResult, SseSink } from '../http/types.js';
 import { storeErrorKind } from '../observer.js';
 import { sseRetry } from './format.js';
@@ -34,11 +35,4 @@ export function streamOrOutage(context: TilecastContext, path: string, open: () 
     context.observer?.storeError({ kind: storeErrorKind(error) });
     return outageStream();
   });
-}
-
-/** An error and its cause, for the log (a store's unavailable error wraps the driver's). */
-export function describeError(error: unknown): string {
-  const text = String(error);
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause === undefined ? text : `${text} (${String(cause)})`;
 }
