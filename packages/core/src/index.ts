@@ -18,7 +18,7 @@ export { BODY_LIMIT_BYTES } from './http/body.js';
 export { TilecastError, isTilecastError, StorageUnavailableError, isStorageUnavailable } from './errors.js';
 export type { FieldError, ServiceError } from './errors.js';
 export * from './clock.js';
-export * from './logger.js';
+export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { combineObservers, UNMATCHED_ROUTE } from './observer.js';
 export type {
   Observer,
